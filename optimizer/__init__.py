@@ -1,0 +1,45 @@
+"""mtg-combat: provably optimal, rules-legal combat damage assignment for Magic: The Gathering.
+
+The rules layer (board, rules, check, bruteforce, objectives) is pure Python; the CP-SAT encoding
+(encode, solve) is imported lazily so that loading and checking boards stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .assignment import Assignment, Step
+from .board import Battle, Board, Creature, Keyword, Planeswalker, Player
+from .check import CheckResult, Violation, check
+from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
+                     NotSupportedError)
+from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
+from .rules import Outcome
+from .schema import load_board
+
+if TYPE_CHECKING:
+    from .solve import SolveResult, SolverSettings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Assignment", "Battle", "Board", "CheckResult", "Creature", "DEFAULT_OBJECTIVE", "InputError",
+    "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError", "Keyword", "NotSupportedError",
+    "OBJECTIVES", "Outcome", "Planeswalker", "Player", "SolveResult", "SolverSettings", "Step",
+    "Violation", "check", "load_board", "solve",
+]
+
+
+def solve(*args: Any, **kwargs: Any) -> "SolveResult":
+    """Optimal damage assignment; see :func:`optimizer.solve.solve` (imports ortools on first use)."""
+    from .solve import solve as _solve
+
+    return _solve(*args, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("SolveResult", "SolverSettings"):
+        from . import solve as _solve_module
+
+        return getattr(_solve_module, name)
+    raise AttributeError(name)

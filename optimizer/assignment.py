@@ -1,0 +1,79 @@
+"""Damage assignments: who assigns how much combat damage to whom, in which damage step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Iterable
+
+from .board import Board, ObjectId
+from .errors import InvalidAssignmentError
+
+
+class Step(str, Enum):
+    """Combat damage steps (510.4): the first-strike step exists only if a combatant has first or double strike."""
+
+    FIRST_STRIKE = "first_strike"
+    REGULAR = "regular"
+
+
+@dataclass(frozen=True, order=True)
+class Assignment:
+    """``source`` assigns ``amount`` combat damage to ``target`` in ``step`` (510.1)."""
+
+    step: Step
+    source: ObjectId
+    target: ObjectId
+    amount: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step.value, "source": self.source, "target": self.target, "amount": self.amount}
+
+
+def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
+    """Read ``{"assignments": [...]}`` (or a bare list); raise InvalidAssignmentError naming the field.
+
+    Unknown ids and malformed amounts are input errors; whether the assignment is legal is for the
+    checker to say. Entries with the same step, source and target are added together.
+    """
+    items = data.get("assignments") if isinstance(data, dict) else data
+    if isinstance(data, dict) and set(data) - {"assignments"} and items is None:
+        raise InvalidAssignmentError("assignments", "missing; expected {\"assignments\": [...]}")
+    if not isinstance(items, list):
+        raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}")
+    totals: dict[tuple[Step, str, str], int] = {}
+    for i, item in enumerate(items):
+        where = f"assignments[{i}]"
+        if not isinstance(item, dict):
+            raise InvalidAssignmentError(where, "expected an object {\"source\", \"target\", \"amount\"}")
+        extra = set(item) - {"step", "source", "target", "amount"}
+        if extra:
+            raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
+        for key in ("source", "target", "amount"):
+            if key not in item:
+                raise InvalidAssignmentError(f"{where}.{key}", "field required")
+        step_text = item.get("step", Step.REGULAR.value)
+        try:
+            step = Step(step_text)
+        except ValueError:
+            raise InvalidAssignmentError(f"{where}.step", f"{step_text!r} is not one of "
+                                         f"{[s.value for s in Step]}") from None
+        source, target, amount = item["source"], item["target"], item["amount"]
+        if not isinstance(source, str) or not board.is_creature(source):
+            raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
+        if not isinstance(target, str) or board.get(target) is None:
+            raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidAssignmentError(f"{where}.amount", f"expected an integer, got {amount!r}")
+        if amount < 0:
+            raise InvalidAssignmentError(f"{where}.amount", f"{amount}: damage assigned cannot be negative")
+        key = (step, source, target)
+        totals[key] = totals.get(key, 0) + amount
+    return normalize(Assignment(s, src, tgt, n) for (s, src, tgt), n in totals.items())
+
+
+def normalize(assignments: Iterable[Assignment]) -> tuple[Assignment, ...]:
+    """Drop zero amounts and sort by step, source, target: one canonical form for comparison."""
+    order = {Step.FIRST_STRIKE: 0, Step.REGULAR: 1}
+    return tuple(sorted((a for a in assignments if a.amount > 0),
+                        key=lambda a: (order[a.step], a.source, a.target)))

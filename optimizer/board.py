@@ -1,0 +1,269 @@
+"""Frozen domain types for a combat: players, planeswalkers, battles, creatures and the board.
+
+Pure data plus structural queries (who blocks whom, who is attacked); no rules logic beyond that,
+no I/O and no solver. Boards are built by :func:`optimizer.schema.load_board`, which validates them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Mapping
+
+ObjectId = str
+"""Identifier of a player, planeswalker, battle or creature; unique across the board."""
+
+
+class Keyword(str, Enum):
+    """Keyword abilities that change how combat damage is assigned, dealt or survived."""
+
+    TRAMPLE = "trample"
+    """702.19b: excess over lethal to each blocker may go to what it attacks."""
+    TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
+    """702.19c: as trample, and excess over an attacked planeswalker's loyalty to its controller."""
+    DEATHTOUCH = "deathtouch"
+    """702.2b-c: any damage destroys; any nonzero assignment counts as lethal."""
+    LIFELINK = "lifelink"
+    """702.15b: damage dealt also makes its controller gain that much life."""
+    INFECT = "infect"
+    """702.90b-c: poison counters to players, -1/-1 counters to creatures."""
+    WITHER = "wither"
+    """702.80a: -1/-1 counters to creatures instead of marked damage."""
+    INDESTRUCTIBLE = "indestructible"
+    """702.12b: not destroyed by lethal damage or deathtouch (704.5f still applies)."""
+    FIRST_STRIKE = "first strike"
+    """702.7b: deals combat damage in the first combat damage step (510.4)."""
+    DOUBLE_STRIKE = "double strike"
+    """702.4b: deals combat damage in both combat damage steps (510.4)."""
+
+
+def normalize_keyword(text: str) -> str:
+    """Lower-case a keyword and treat spaces, underscores and hyphens alike ("First_strike")."""
+    return re.sub(r"[\s_\-]+", " ", text.strip().lower())
+
+
+_KEYWORDS_BY_TEXT = {kw.value: kw for kw in Keyword}
+
+
+def parse_keyword(text: str) -> Keyword | None:
+    """The :class:`Keyword` named by ``text``, or None if it does not change combat damage."""
+    return _KEYWORDS_BY_TEXT.get(normalize_keyword(text))
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player: life total, poison counters and combat damage taken from each commander."""
+
+    id: ObjectId
+    life: int = 20
+    poison: int = 0
+    commander_damage: Mapping[ObjectId, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Planeswalker:
+    """A planeswalker; ``removed_from_combat`` means it left combat after attackers were declared."""
+
+    id: ObjectId
+    controller: ObjectId
+    loyalty: int
+    removed_from_combat: bool = False
+
+
+@dataclass(frozen=True)
+class Battle:
+    """A battle (310): ``protector`` defends it; damage removes defense counters (120.3h)."""
+
+    id: ObjectId
+    controller: ObjectId
+    protector: ObjectId
+    defense: int
+    removed_from_combat: bool = False
+
+
+@dataclass(frozen=True)
+class Creature:
+    """A creature as it stands when combat damage is assigned.
+
+    ``damage`` is damage already marked this turn; ``attacking`` is the id of what it attacks;
+    ``blocking`` the attackers it blocks; ``blocked`` is True for an attacker that became blocked
+    (509.1h), even if its blockers have since left combat.
+    """
+
+    id: ObjectId
+    controller: ObjectId
+    power: int
+    toughness: int
+    name: str | None = None
+    damage: int = 0
+    keywords: frozenset[Keyword] = frozenset()
+    other_keywords: tuple[str, ...] = ()
+    toxic: int = 0
+    value: int = 1
+    attacking: ObjectId | None = None
+    blocked: bool = False
+    blocking: tuple[ObjectId, ...] = ()
+    commander: bool = False
+
+    def has(self, keyword: Keyword) -> bool:
+        return keyword in self.keywords
+
+    @property
+    def is_attacking(self) -> bool:
+        return self.attacking is not None
+
+    @property
+    def is_blocking(self) -> bool:
+        return bool(self.blocking)
+
+    @property
+    def in_combat(self) -> bool:
+        return self.is_attacking or self.is_blocking
+
+    @property
+    def label(self) -> str:
+        """The id, with the card name when there is one: ``a1 (Elvish Regrower)``."""
+        return f"{self.id} ({self.name})" if self.name else self.id
+
+
+@dataclass(frozen=True)
+class Board:
+    """A combat at the moment combat damage is assigned (510.1)."""
+
+    active_player: ObjectId
+    players: tuple[Player, ...]
+    creatures: tuple[Creature, ...]
+    planeswalkers: tuple[Planeswalker, ...] = ()
+    battles: tuple[Battle, ...] = ()
+    warnings: tuple[str, ...] = ()
+    _index: Mapping[ObjectId, Any] = field(init=False, repr=False, compare=False)
+    _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index: dict[ObjectId, Any] = {}
+        for obj in (*self.players, *self.planeswalkers, *self.battles, *self.creatures):
+            index[obj.id] = obj
+        blockers: dict[ObjectId, list[ObjectId]] = {c.id: [] for c in self.creatures if c.is_attacking}
+        for c in self.creatures:
+            for attacker in c.blocking:
+                blockers.setdefault(attacker, []).append(c.id)
+        object.__setattr__(self, "_index", MappingProxyType(index))
+        object.__setattr__(
+            self, "_blockers", MappingProxyType({k: tuple(v) for k, v in blockers.items()})
+        )
+
+    # --- lookups -------------------------------------------------------------------------
+    def get(self, object_id: ObjectId) -> Player | Planeswalker | Battle | Creature | None:
+        return self._index.get(object_id)
+
+    def player(self, object_id: ObjectId) -> Player:
+        obj = self._index[object_id]
+        assert isinstance(obj, Player), object_id
+        return obj
+
+    def creature(self, object_id: ObjectId) -> Creature:
+        obj = self._index[object_id]
+        assert isinstance(obj, Creature), object_id
+        return obj
+
+    def is_player(self, object_id: ObjectId) -> bool:
+        return isinstance(self._index.get(object_id), Player)
+
+    def is_planeswalker(self, object_id: ObjectId) -> bool:
+        return isinstance(self._index.get(object_id), Planeswalker)
+
+    def is_battle(self, object_id: ObjectId) -> bool:
+        return isinstance(self._index.get(object_id), Battle)
+
+    def is_creature(self, object_id: ObjectId) -> bool:
+        return isinstance(self._index.get(object_id), Creature)
+
+    # --- combat structure -----------------------------------------------------------------
+    @property
+    def attackers(self) -> tuple[Creature, ...]:
+        return tuple(c for c in self.creatures if c.is_attacking)
+
+    @property
+    def blockers(self) -> tuple[Creature, ...]:
+        return tuple(c for c in self.creatures if c.is_blocking)
+
+    @property
+    def combatants(self) -> tuple[Creature, ...]:
+        return tuple(c for c in self.creatures if c.in_combat)
+
+    def blockers_of(self, attacker_id: ObjectId) -> tuple[ObjectId, ...]:
+        """Ids of the creatures blocking ``attacker_id``, in board order."""
+        return self._blockers.get(attacker_id, ())
+
+    def defending_player(self, attacked_id: ObjectId) -> ObjectId:
+        """508.5: the player attacked, the attacked planeswalker's controller, or the battle's protector."""
+        obj = self._index[attacked_id]
+        if isinstance(obj, Player):
+            return obj.id
+        if isinstance(obj, Planeswalker):
+            return obj.controller
+        assert isinstance(obj, Battle), attacked_id
+        return obj.protector
+
+    def controller_of(self, object_id: ObjectId) -> ObjectId:
+        """Controller of a permanent, or the player itself."""
+        obj = self._index[object_id]
+        return obj.id if isinstance(obj, Player) else obj.controller
+
+    def turn_order(self) -> tuple[ObjectId, ...]:
+        """Player ids in turn order starting with the active player (APNAP order, 101.4)."""
+        ids = [p.id for p in self.players]
+        start = ids.index(self.active_player)
+        return tuple(ids[start:] + ids[:start])
+
+    def opponents_of(self, player_id: ObjectId) -> tuple[ObjectId, ...]:
+        return tuple(p.id for p in self.players if p.id != player_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The board in the JSON input format (loading it gives an equal board)."""
+        out: dict[str, Any] = {
+            "active_player": self.active_player,
+            "players": [
+                {"id": p.id, "life": p.life, "poison": p.poison,
+                 "commander_damage": dict(p.commander_damage)}
+                for p in self.players
+            ],
+            "planeswalkers": [
+                {"id": w.id, "controller": w.controller, "loyalty": w.loyalty,
+                 **({"removed_from_combat": True} if w.removed_from_combat else {})}
+                for w in self.planeswalkers
+            ],
+            "battles": [
+                {"id": b.id, "controller": b.controller, "protector": b.protector,
+                 "defense": b.defense,
+                 **({"removed_from_combat": True} if b.removed_from_combat else {})}
+                for b in self.battles
+            ],
+            "creatures": [],
+        }
+        for c in self.creatures:
+            entry: dict[str, Any] = {"id": c.id, "controller": c.controller,
+                                     "power": c.power, "toughness": c.toughness}
+            if c.name is not None:
+                entry["name"] = c.name
+            if c.damage:
+                entry["damage"] = c.damage
+            keywords = sorted(k.value for k in c.keywords) + list(c.other_keywords)
+            if keywords:
+                entry["keywords"] = keywords
+            if c.toxic:
+                entry["toxic"] = c.toxic
+            if c.value != 1:
+                entry["value"] = c.value
+            if c.attacking is not None:
+                entry["attacking"] = c.attacking
+                if c.blocked and not self.blockers_of(c.id):
+                    entry["blocked"] = True
+            if c.blocking:
+                entry["blocking"] = list(c.blocking)
+            if c.commander:
+                entry["commander"] = True
+            out["creatures"].append(entry)
+        return out

@@ -1,0 +1,148 @@
+"""Independent legality checker for a player's (or everyone's) combat damage assignment.
+
+It judges the whole assignment together (510.1e) against 510.1a-d and 702.19b-f, reports each
+violation with its rule and the numbers involved, and, if legal, deals the damage (510.2) and
+performs state-based actions. It shares no code with the CP-SAT encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .assignment import Assignment, Step, normalize, parse_assignments
+from .board import Board, Keyword, ObjectId
+from .rules import Outcome, Route, deal_damage, is_present, lethal_needed, recipients, tramples
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: ``rule`` is the Comprehensive Rules number, ``source`` the creature at fault."""
+
+    rule: str
+    source: ObjectId
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "source": self.source, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """``legal`` is True iff there are no violations; ``outcome`` is set only when legal."""
+
+    legal: bool
+    violations: tuple[Violation, ...]
+    outcome: Outcome | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"legal": self.legal, "violations": [v.to_dict() for v in self.violations],
+                "outcome": self.outcome.to_dict() if self.outcome else None}
+
+
+def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | list[Any]) -> CheckResult:
+    """Check a complete combat damage assignment (every creature that deals damage) on ``board``."""
+    if isinstance(assignments, (dict, list)):
+        parsed = parse_assignments(assignments, board)
+    else:
+        parsed = normalize(assignments)
+    found = violations(board, parsed)
+    outcome = None if found else deal_damage(board, parsed)
+    return CheckResult(not found, tuple(found), outcome)
+
+
+def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violation]:
+    """Every rule the (normalized) assignment breaks; empty if it is legal."""
+    out: list[Violation] = []
+    for a in assignments:
+        if a.step is Step.FIRST_STRIKE:
+            out.append(Violation("510.4", a.source, f"{a.source} assigns damage in the first-strike step, but no "
+                                 "creature in combat has first strike or double strike, so there is only one "
+                                 "combat damage step"))
+    regular = [a for a in assignments if a.step is Step.REGULAR]
+    by_source: dict[ObjectId, dict[ObjectId, int]] = {}
+    for a in regular:
+        by_source.setdefault(a.source, {})[a.target] = a.amount
+    for source_id in by_source:
+        if not board.creature(source_id).in_combat:
+            out.append(Violation("510.1", source_id, f"{source_id} is neither attacking nor blocking, "
+                                 "so it assigns no combat damage"))
+
+    incoming: dict[ObjectId, int] = {}
+    deathtouch_in: dict[ObjectId, bool] = {}
+    for a in regular:
+        incoming[a.target] = incoming.get(a.target, 0) + a.amount
+        if board.creature(a.source).has(Keyword.DEATHTOUCH):
+            deathtouch_in[a.target] = True
+
+    for creature in board.combatants:
+        given = by_source.get(creature.id, {})
+        legal = recipients(board, creature)
+        total = sum(given.values())
+        for target, amount in given.items():
+            if target not in legal:
+                out.append(Violation(_recipient_rule(board, creature, target), creature.id,
+                                     f"{creature.id} cannot assign combat damage to {target}"
+                                     f"{_recipient_reason(board, creature, target)}"))
+        expected = creature.power if legal else 0
+        if total != expected:
+            if not legal:
+                why = ("its power is 0 or less (510.1a)" if creature.power <= 0
+                       else "it has nothing to assign damage to (510.1b-c, 506.4c)")
+                out.append(Violation("510.1a", creature.id,
+                                     f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
+            else:
+                out.append(Violation("510.1a", creature.id, f"{creature.id} has power {creature.power} and must "
+                                     f"assign all of it, but assigns {total}"))
+        past = {t: n for t, n in given.items() if legal.get(t) in (Route.ATTACKED, Route.CONTROLLER)}
+        if creature.is_attacking and tramples(creature) and any(past.values()):
+            for blocker_id in board.blockers_of(creature.id):
+                blocker = board.creature(blocker_id)
+                need = lethal_needed(blocker, incoming.get(blocker_id, 0), deathtouch_in.get(blocker_id, False))
+                if need > 0:
+                    have = incoming.get(blocker_id, 0)
+                    full = blocker.toughness - blocker.damage
+                    out.append(Violation("702.19b", creature.id, (
+                        f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
+                        f"has {have} of the {full} lethal damage it needs (toughness {blocker.toughness}, "
+                        f"{blocker.damage} already marked; all creatures' assigned damage counted)")))
+        controller_damage = sum(n for t, n in given.items() if legal.get(t) is Route.CONTROLLER)
+        target = creature.attacking
+        if controller_damage and target is not None and is_present(board, target):
+            loyalty = board.get(target).loyalty  # type: ignore[union-attr]
+            have = incoming.get(target, 0)
+            if have < loyalty:
+                out.append(Violation("702.19c", creature.id, (
+                    f"{creature.id} assigns {controller_damage} damage to {board.controller_of(target)} past "
+                    f"planeswalker {target}, but {target} is assigned {have} of its {loyalty} loyalty")))
+    return out
+
+
+def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:
+    if creature.is_blocking:
+        return "510.1d"
+    if creature.attacking is not None and board.is_player(target) and board.is_planeswalker(creature.attacking) \
+            and board.controller_of(creature.attacking) == target:
+        return "702.19f"
+    if creature.blocked:
+        return "510.1c"
+    return "510.1b"
+
+
+def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
+    if creature.power <= 0:
+        return f": its power is {creature.power} (510.1a)"
+    if creature.is_blocking:
+        return f": it blocks only {', '.join(creature.blocking)}"
+    attacked = creature.attacking
+    if target == attacked and not is_present(board, attacked):
+        return f": {attacked} has left combat (506.4c)"
+    if board.is_planeswalker(attacked) and board.is_player(target) and board.controller_of(attacked) == target:
+        return f": it attacks planeswalker {attacked} and lacks trample over planeswalkers"
+    if creature.blocked and target == attacked:
+        return ": it is blocked and has no trample"
+    blockers = board.blockers_of(creature.id)
+    return f": it {'is blocked by ' + ', '.join(blockers) if blockers else 'attacks ' + str(attacked)}"

@@ -1,0 +1,32 @@
+"""Exceptions raised for input the optimizer cannot take.
+
+Every exception names the offending field and the problem, so that interfaces can print one line
+(``field: problem``) and exit with status 2. All are :class:`ValueError` subclasses.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Input that cannot be used: ``field`` names where, ``problem`` says what is wrong."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+class InvalidBoardError(InputError):
+    """The board is malformed or describes a combat the rules do not allow."""
+
+
+class NotSupportedError(InvalidBoardError):
+    """The board is legal but uses a rule this version does not model yet."""
+
+
+class InvalidAssignmentError(InputError):
+    """An assignment file is malformed (as opposed to legal-but-wrong, which the checker reports)."""
+
+
+class InvalidRequestError(InputError):
+    """A solve request names an unknown player or objective, or a bad option."""

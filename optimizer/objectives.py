@@ -1,0 +1,106 @@
+"""What the deciding player wants: objective names, their definitions, and their values on an outcome.
+
+All objectives are maximized for the deciding player and compared lexicographically in the order
+given. Values are computed from an :class:`~optimizer.rules.Outcome`, independently of the solver.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .board import Board, ObjectId
+from .errors import InvalidRequestError
+from .rules import Outcome
+
+OBJECTIVES: dict[str, str] = {
+    "kills": "opponents' creatures that leave the battlefield after combat damage",
+    "survivors": "the deciding player's creatures in combat still on the battlefield afterwards",
+    "value": "value of opponents' creatures that leave minus value of the deciding player's that leave",
+    "player_damage": "combat damage dealt to opponents by sources without infect (the life they lose)",
+    "poison": "poison counters opponents get (infect damage and toxic)",
+    "loyalty": "loyalty counters removed from opponents' planeswalkers (at most what they had)",
+    "defense": "defense counters removed from battles opponents protect (at most what they had)",
+    "life_gained": "life the deciding player gains (lifelink)",
+    "lethal": "opponents who lose the game (0 or less life, 10 poison, 21 commander damage)",
+}
+
+DEFAULT_OBJECTIVE: tuple[str, ...] = (
+    "lethal", "value", "player_damage", "poison", "loyalty", "defense", "life_gained",
+)
+"""Win first, then trade creatures by value, then damage: opponents' life, poison, planeswalkers, battles."""
+
+
+def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Objective names from a list or a comma-separated string; None gives :data:`DEFAULT_OBJECTIVE`."""
+    if objective is None:
+        return DEFAULT_OBJECTIVE
+    names = [n.strip() for n in objective.split(",")] if isinstance(objective, str) else list(objective)
+    if not names or any(not isinstance(n, str) or not n for n in names):
+        raise InvalidRequestError("objective", "expected a non-empty list of objective names")
+    for name in names:
+        if name not in OBJECTIVES:
+            raise InvalidRequestError("objective", f"unknown objective {name!r}; choose from {', '.join(OBJECTIVES)}")
+    if len(set(names)) != len(names):
+        raise InvalidRequestError("objective", "an objective is listed twice")
+    return tuple(names)
+
+
+def parse_player(board: Board, player: str | None) -> ObjectId:
+    """The deciding player: ``player`` if it is on the board, else the active player."""
+    if player is None:
+        return board.active_player
+    if not isinstance(player, str) or not board.is_player(player):
+        raise InvalidRequestError("player", f"unknown player {player!r}; players are "
+                                  f"{', '.join(p.id for p in board.players)}")
+    return player
+
+
+def objective_values(board: Board, outcome: Outcome, player: ObjectId,
+                     objective: Iterable[str]) -> dict[str, int]:
+    """The value of each named objective for ``player`` on ``outcome``."""
+    return {name: _VALUE[name](board, outcome, player) for name in objective}
+
+
+def _kills(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(1 for c in board.combatants if c.controller != player and outcome.creatures[c.id].destroyed)
+
+
+def _survivors(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(1 for c in board.combatants if c.controller == player and not outcome.creatures[c.id].destroyed)
+
+
+def _value(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum((c.value if c.controller != player else -c.value)
+               for c in board.combatants if outcome.creatures[c.id].destroyed)
+
+
+def _player_damage(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(p.damage_taken for pid, p in outcome.players.items() if pid != player)
+
+
+def _poison(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(outcome.players[p.id].poison - p.poison for p in board.players if p.id != player)
+
+
+def _loyalty(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(w.loyalty - outcome.planeswalkers[w.id] for w in board.planeswalkers if w.controller != player)
+
+
+def _defense(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(b.defense - outcome.battles[b.id] for b in board.battles if b.protector != player)
+
+
+def _life_gained(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return outcome.players[player].life_gained
+
+
+def _lethal(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    return sum(1 for pid, p in outcome.players.items() if pid != player and p.lost)
+
+
+_VALUE = {
+    "kills": _kills, "survivors": _survivors, "value": _value, "player_damage": _player_damage,
+    "poison": _poison, "loyalty": _loyalty, "defense": _defense, "life_gained": _life_gained,
+    "lethal": _lethal,
+}
+assert set(_VALUE) == set(OBJECTIVES)

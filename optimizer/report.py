@@ -1,0 +1,110 @@
+"""Human-readable rendering of results and check verdicts, with the rules that explain them."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .assignment import Assignment
+from .board import Board, ObjectId
+from .check import CheckResult
+from .rules import Outcome
+
+
+def _label(board: Board, object_id: ObjectId) -> str:
+    obj = board.get(object_id)
+    name = getattr(obj, "name", None)
+    return f"{object_id} ({name})" if name else object_id
+
+
+def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:
+    """The state-based action that removed ``object_id`` (704.5)."""
+    if board.is_planeswalker(object_id):
+        return "0 loyalty (704.5i)"
+    if board.is_battle(object_id):
+        return "0 defense (704.5v)"
+    c = board.creature(object_id)
+    o = outcome.creatures[object_id]
+    toughness = c.toughness - o.minus_counters
+    if toughness <= 0:
+        return f"toughness {toughness} after {o.minus_counters} -1/-1 counters (704.5f)"
+    if o.damage >= toughness:
+        return f"{o.damage} damage marked, toughness {toughness} (704.5g)"
+    return "dealt damage by a deathtouch source (704.5h)"
+
+
+def why_lost(board: Board, outcome: Outcome, player_id: ObjectId) -> str:
+    p = outcome.players[player_id]
+    reasons = []
+    if p.life <= 0:
+        reasons.append(f"{p.life} life (704.5a)")
+    if p.poison >= 10:
+        reasons.append(f"{p.poison} poison counters (704.5c)")
+    reasons += [f"{n} combat damage from commander {c} (704.6c)"
+                for c, n in p.commander_damage.items() if n >= 21]
+    return ", ".join(reasons)
+
+
+def assignment_lines(board: Board, assignments: Iterable[Assignment]) -> list[str]:
+    rows = [(a.step.value, _label(board, a.source), _label(board, a.target), a.amount) for a in assignments]
+    if not rows:
+        return ["  (no combat damage is assigned)"]
+    w1 = max(len(r[1]) for r in rows)
+    w2 = max(len(r[2]) for r in rows)
+    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" for step, src, tgt, n in rows]
+
+
+def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
+    lines = []
+    for p in board.players:
+        o = outcome.players[p.id]
+        text = f"  player {p.id}: life {p.life} -> {o.life}"
+        if o.poison != p.poison:
+            text += f", poison {p.poison} -> {o.poison}"
+        for c, n in o.commander_damage.items():
+            if n != p.commander_damage.get(c, 0):
+                text += f", commander damage from {c} {p.commander_damage.get(c, 0)} -> {n}"
+        if o.lost:
+            text += f"  LOSES: {why_lost(board, outcome, p.id)}"
+        lines.append(text)
+    for w in board.planeswalkers:
+        if outcome.planeswalkers[w.id] != w.loyalty:
+            lines.append(f"  planeswalker {w.id}: loyalty {w.loyalty} -> {outcome.planeswalkers[w.id]}")
+    for b in board.battles:
+        if outcome.battles[b.id] != b.defense:
+            lines.append(f"  battle {b.id}: defense {b.defense} -> {outcome.battles[b.id]}")
+    for c in board.combatants:
+        o = outcome.creatures[c.id]
+        if o.damage != c.damage or o.minus_counters:
+            text = f"  {_label(board, c.id)} {c.power}/{c.toughness}: {o.damage} damage"
+            if o.minus_counters:
+                text += f", {o.minus_counters} -1/-1 counters"
+            lines.append(text)
+    if outcome.destroyed:
+        lines.append("  destroyed:")
+        lines += [f"    {_label(board, d)}: {why_destroyed(board, outcome, d)}" for d in outcome.destroyed]
+    return lines
+
+
+def render_solution(board: Board, result: object) -> str:
+    from .solve import SolveResult
+
+    assert isinstance(result, SolveResult)
+    proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (time limit)"
+    lines = [f"{result.status}: {proof}; deciding player {result.player}",
+             "objective (in priority order): "
+             + ", ".join(f"{k} {v}" for k, v in result.objective.items()),
+             "", "combat damage (510.1):", *assignment_lines(board, result.assignments),
+             "", "after combat damage and state-based actions:", *outcome_lines(board, result.outcome)]
+    if result.warnings:
+        lines += ["", "warnings:", *(f"  {w}" for w in result.warnings)]
+    return "\n".join(lines)
+
+
+def render_check(board: Board, verdict: CheckResult) -> str:
+    if not verdict.legal:
+        n = len(verdict.violations)
+        return "\n".join([f"illegal: {n} violation{'s' if n > 1 else ''}",
+                          *(f"  {v}" for v in verdict.violations)])
+    assert verdict.outcome is not None
+    return "\n".join(["legal", "", "after combat damage and state-based actions:",
+                      *outcome_lines(board, verdict.outcome)])

@@ -1,0 +1,292 @@
+"""Loading and validating boards from JSON (pydantic for types, explicit checks for the rules).
+
+Every problem raises :class:`~optimizer.errors.InvalidBoardError` naming the field, for example
+``creatures[2].blocking: 'a9' is not an attacking creature (509.1a)``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+
+from .board import Battle, Board, Creature, Keyword, Planeswalker, Player, normalize_keyword, parse_keyword
+from .errors import InvalidBoardError, NotSupportedError
+
+MAX_NUMBER = 1_000_000
+"""Bound on every number in a board (power, toughness, damage, life, loyalty, defense, value, ...)."""
+MAX_CREATURES = 1_000
+"""Bound on the number of creatures in a board."""
+
+Number = Annotated[StrictInt, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_NUMBER)]
+Id = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+_TOXIC = re.compile(r"^toxic (\d+)$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _PlayerIn(_Strict):
+    id: Id
+    life: Number = 20
+    poison: Count = 0
+    commander_damage: dict[Id, Count] = Field(default_factory=dict)
+
+
+class _PlaneswalkerIn(_Strict):
+    id: Id
+    controller: Id
+    loyalty: Number
+    removed_from_combat: StrictBool = False
+
+
+class _BattleIn(_Strict):
+    id: Id
+    controller: Id
+    protector: Id
+    defense: Number
+    removed_from_combat: StrictBool = False
+
+
+class _CreatureIn(_Strict):
+    id: Id
+    controller: Id
+    power: Number
+    toughness: Number
+    name: StrictStr | None = None
+    damage: Number = 0
+    keywords: list[StrictStr] = Field(default_factory=list)
+    toxic: Count = 0
+    value: Number = 1
+    attacking: Id | None = None
+    blocked: StrictBool | None = None
+    blocking: list[Id] = Field(default_factory=list)
+    commander: StrictBool = False
+
+
+class _BoardIn(_Strict):
+    description: StrictStr | None = None
+    active_player: Id | None = None
+    players: list[_PlayerIn] = Field(min_length=1)
+    planeswalkers: list[_PlaneswalkerIn] = Field(default_factory=list)
+    battles: list[_BattleIn] = Field(default_factory=list)
+    creatures: list[_CreatureIn] = Field(default_factory=list, max_length=MAX_CREATURES)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "board"
+
+
+def read_json(source: str | Path | Any, what: str = "board") -> Any:
+    """Parse JSON text from a path or ``-`` (stdin); already-parsed objects pass through."""
+    import sys
+
+    if isinstance(source, (str, Path)):
+        try:
+            text = sys.stdin.read() if str(source) == "-" else Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InvalidBoardError(what, f"cannot read {str(source)!r}: {exc.strerror}") from None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidBoardError(
+                what, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from None
+    return source
+
+
+def load_board(source: str | Path | dict[str, Any]) -> Board:
+    """Load and validate a board from a path, ``-`` (stdin), or an already-parsed dict."""
+    data = read_json(source)
+    if not isinstance(data, dict):
+        raise InvalidBoardError("board", f"expected a JSON object, got {type(data).__name__}")
+    try:
+        parsed = _BoardIn.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InvalidBoardError(_location(tuple(err["loc"])), err["msg"]) from None
+    return _build(parsed)
+
+
+def _build(raw: _BoardIn) -> Board:
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    groups = (("players", raw.players), ("planeswalkers", raw.planeswalkers),
+              ("battles", raw.battles), ("creatures", raw.creatures))
+    for group, items in groups:
+        for i, item in enumerate(items):
+            where = f"{group}[{i}].id"
+            if item.id in seen:
+                raise InvalidBoardError(where, f"duplicate id {item.id!r} (also {seen[item.id]})")
+            seen[item.id] = where
+    player_ids = [p.id for p in raw.players]
+    creature_by_id = {c.id: c for c in raw.creatures}
+
+    def require_player(where: str, pid: str) -> None:
+        if pid not in player_ids:
+            raise InvalidBoardError(where, f"unknown player {pid!r}")
+
+    players = []
+    for i, p in enumerate(raw.players):
+        if p.life <= 0:
+            raise InvalidBoardError(f"players[{i}].life",
+                                    f"{p.life}: a player at 0 or less life has already lost (704.5a)")
+        if p.poison >= 10:
+            raise InvalidBoardError(f"players[{i}].poison",
+                                    f"{p.poison}: a player with 10 or more poison counters has already lost (704.5c)")
+        for key, amount in p.commander_damage.items():
+            where = f"players[{i}].commander_damage.{key}"
+            if amount >= 21:
+                raise InvalidBoardError(where, f"{amount}: 21 or more commander damage has already lost the game (704.6c)")
+            if key in creature_by_id and not creature_by_id[key].commander:
+                raise InvalidBoardError(where, f"{key!r} is a creature without \"commander\": true")
+            if key not in creature_by_id:
+                warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
+                                "its damage so far cannot grow in this combat")
+        players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage))))
+
+    planeswalkers = []
+    for i, w in enumerate(raw.planeswalkers):
+        require_player(f"planeswalkers[{i}].controller", w.controller)
+        if w.loyalty <= 0:
+            raise InvalidBoardError(f"planeswalkers[{i}].loyalty",
+                                    f"{w.loyalty}: a planeswalker with 0 loyalty is already in the graveyard (704.5i)")
+        planeswalkers.append(Planeswalker(w.id, w.controller, w.loyalty, w.removed_from_combat))
+
+    battles = []
+    for i, b in enumerate(raw.battles):
+        require_player(f"battles[{i}].controller", b.controller)
+        require_player(f"battles[{i}].protector", b.protector)
+        if b.defense <= 0:
+            raise InvalidBoardError(f"battles[{i}].defense",
+                                    f"{b.defense}: a battle with 0 defense is already in the graveyard (704.5v)")
+        battles.append(Battle(b.id, b.controller, b.protector, b.defense, b.removed_from_combat))
+    pw_by_id = {w.id: w for w in planeswalkers}
+    battle_by_id = {b.id: b for b in battles}
+
+    # active player: given, or the controller of the attacking creatures
+    attacker_controllers = sorted({c.controller for c in raw.creatures if c.attacking is not None})
+    if raw.active_player is not None:
+        require_player("active_player", raw.active_player)
+        active = raw.active_player
+    elif len(attacker_controllers) > 1:
+        raise InvalidBoardError("creatures", "attacking creatures have different controllers "
+                                f"{attacker_controllers}: only the active player attacks (506.2)")
+    else:
+        active = attacker_controllers[0] if attacker_controllers else player_ids[0]
+
+    creatures = []
+    for i, c in enumerate(raw.creatures):
+        at = f"creatures[{i}]"
+        require_player(f"{at}.controller", c.controller)
+        if c.toughness <= 0:
+            raise InvalidBoardError(f"{at}.toughness", f"{c.toughness}: a creature with toughness 0 or "
+                                    "less is already in the graveyard (704.5f)")
+        if c.damage < 0:
+            raise InvalidBoardError(f"{at}.damage", f"{c.damage}: marked damage cannot be negative")
+        keywords: set[Keyword] = set()
+        others: list[str] = []
+        toxic = c.toxic
+        for k, text in enumerate(c.keywords):
+            norm = normalize_keyword(text)
+            kw = parse_keyword(norm)
+            match = _TOXIC.match(norm)
+            if kw is not None:
+                keywords.add(kw)
+            elif match:
+                toxic += int(match.group(1))
+            elif norm == "toxic":
+                raise InvalidBoardError(f"{at}.keywords[{k}]", "toxic needs a number (\"Toxic 2\") or the toxic field")
+            elif not norm:
+                raise InvalidBoardError(f"{at}.keywords[{k}]", "empty keyword")
+            else:
+                others.append(text)
+        if toxic > MAX_NUMBER:
+            raise InvalidBoardError(f"{at}.toxic", f"total toxic {toxic} is beyond {MAX_NUMBER}")
+        if c.damage >= c.toughness and Keyword.INDESTRUCTIBLE not in keywords:
+            raise InvalidBoardError(f"{at}.damage", f"{c.damage} damage marked on toughness {c.toughness}: "
+                                    "it would already have been destroyed (704.5g)")
+        if c.attacking is not None and c.blocking:
+            raise InvalidBoardError(f"{at}.blocking", "a creature cannot be both attacking and blocking")
+        if c.blocked is not None and c.attacking is None:
+            raise InvalidBoardError(f"{at}.blocked", "only an attacking creature can be blocked")
+        if c.attacking is not None:
+            _check_attack(at, c, active, player_ids, pw_by_id, battle_by_id, seen)
+        blocked_by = [d.id for d in raw.creatures if c.id in d.blocking]
+        if c.blocked is False and blocked_by:
+            raise InvalidBoardError(f"{at}.blocked", f"false, but {blocked_by[0]!r} blocks it (509.1h)")
+        for j, attacker_id in enumerate(c.blocking):
+            where = f"{at}.blocking[{j}]"
+            if attacker_id in c.blocking[:j]:
+                raise InvalidBoardError(where, f"{attacker_id!r} is listed twice")
+            attacker = creature_by_id.get(attacker_id)
+            if attacker is None:
+                raise InvalidBoardError(where, f"unknown creature {attacker_id!r}" if attacker_id not in seen
+                                        else f"{attacker_id!r} is not a creature")
+            if attacker.attacking is None:
+                raise InvalidBoardError(where, f"{attacker_id!r} is not attacking (509.1a)")
+            defender = _defending_player(attacker.attacking, pw_by_id, battle_by_id)
+            if c.controller != defender:
+                raise InvalidBoardError(where, f"{c.id!r} is controlled by {c.controller!r}, but {attacker_id!r} "
+                                        f"attacks {attacker.attacking!r}, defended by {defender!r} (509.1a)")
+        in_combat = c.attacking is not None or bool(c.blocking)
+        if in_combat:
+            for kw in (Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE):
+                if kw in keywords:
+                    raise NotSupportedError(f"{at}.keywords", f"{kw.value} needs a second combat damage step "
+                                            "(510.4), which is not supported yet")
+        for text in others:
+            warnings.append(f"{at}.keywords: {text!r} on {c.id!r} does not change combat damage; ignored")
+        creatures.append(Creature(
+            id=c.id, controller=c.controller, power=c.power, toughness=c.toughness, name=c.name,
+            damage=c.damage, keywords=frozenset(keywords), other_keywords=tuple(others), toxic=toxic,
+            value=c.value, attacking=c.attacking, blocked=bool(c.blocked) or bool(blocked_by),
+            blocking=tuple(c.blocking), commander=c.commander,
+        ))
+    return Board(active_player=active, players=tuple(players), creatures=tuple(creatures),
+                 planeswalkers=tuple(planeswalkers), battles=tuple(battles), warnings=tuple(warnings))
+
+
+def _defending_player(target: str, pw_by_id: dict[str, Planeswalker], battle_by_id: dict[str, Battle]) -> str:
+    if target in pw_by_id:
+        return pw_by_id[target].controller
+    if target in battle_by_id:
+        return battle_by_id[target].protector
+    return target
+
+
+def _check_attack(at: str, c: _CreatureIn, active: str, player_ids: list[str],
+                  pw_by_id: dict[str, Planeswalker], battle_by_id: dict[str, Battle],
+                  seen: dict[str, str]) -> None:
+    where = f"{at}.attacking"
+    target = c.attacking
+    assert target is not None
+    if c.controller != active:
+        raise InvalidBoardError(where, f"{c.id!r} is controlled by {c.controller!r}, but only the active "
+                                f"player {active!r} attacks (506.2)")
+    if target in player_ids:
+        if target == c.controller:
+            raise InvalidBoardError(where, f"{c.id!r} cannot attack its own controller (506.2)")
+    elif target in pw_by_id:
+        if pw_by_id[target].controller == c.controller:
+            raise InvalidBoardError(where, f"{c.id!r} cannot attack a planeswalker its controller controls (506.2)")
+    elif target in battle_by_id:
+        if battle_by_id[target].protector == c.controller:
+            raise InvalidBoardError(where, f"{c.id!r} cannot attack a battle its controller protects (310.8b)")
+    elif target in seen:
+        raise InvalidBoardError(where, f"{target!r} is not a player, planeswalker or battle (506.3)")
+    else:
+        raise InvalidBoardError(where, f"unknown id {target!r}")

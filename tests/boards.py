@@ -1,0 +1,106 @@
+"""Random small boards for property tests (a hypothesis strategy producing board JSON dicts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from optimizer.objectives import OBJECTIVES
+
+DAMAGE_KEYWORDS = ["trample", "trample over planeswalkers", "deathtouch", "lifelink", "infect",
+                   "wither", "indestructible"]
+SPELLINGS = {"trample over planeswalkers": ["Trample over planeswalkers", "trample_over_planeswalkers",
+                                            "Trample-Over-Planeswalkers"]}
+
+small_power = st.integers(min_value=-1, max_value=5).map(lambda n: n if n < 4 else n - 2)
+
+
+@st.composite
+def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False) -> dict[str, Any]:
+    toughness = draw(st.integers(1, 5))
+    keywords = draw(st.lists(st.sampled_from(DAMAGE_KEYWORDS), max_size=3, unique=True))
+    if tramples and not {"trample", "trample over planeswalkers"} & set(keywords):
+        keywords.append(draw(st.sampled_from(["trample", "trample over planeswalkers"])))
+    keywords = [draw(st.sampled_from(SPELLINGS.get(k, [k]))) for k in keywords]
+    indestructible = "indestructible" in keywords
+    damage = draw(st.integers(0, toughness + 1 if indestructible else toughness - 1))
+    out: dict[str, Any] = {"id": cid, "controller": controller, "power": draw(small_power),
+                           "toughness": toughness}
+    if damage:
+        out["damage"] = damage
+    if keywords:
+        out["keywords"] = keywords
+    if draw(st.integers(0, 2 if tramples else 4)) == 0:
+        out["toxic"] = draw(st.integers(1, 2))
+    if draw(st.booleans()):
+        out["value"] = draw(st.integers(-1, 4))
+    return out
+
+
+@st.composite
+def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: bool = False) -> dict[str, Any]:
+    """A legal board: up to 3 attackers, 4 blockers (some blocking two), planeswalkers and battles.
+
+    With ``pressure`` attackers trample, planeswalkers are common and life totals low, so that
+    damage past blockers, loyalty, poison and lethal decide the optimum more often.
+    """
+    three = draw(st.integers(0, 3)) == 0
+    defenders = ["B", "C"] if three else ["B"]
+    players = [{"id": "A", "life": draw(st.integers(1, 20))}]
+    max_life = 6 if pressure else 12
+    for d in defenders:
+        players.append({"id": d, "life": draw(st.integers(1, max_life)), "poison": draw(st.integers(0, 9))})
+    planeswalkers = []
+    if pressure or draw(st.booleans()):
+        planeswalkers.append({"id": "pw", "controller": draw(st.sampled_from(defenders)),
+                              "loyalty": draw(st.integers(1, 5))})
+        if draw(st.integers(0, 5)) == 0:
+            planeswalkers[0]["removed_from_combat"] = True
+    battles = []
+    if draw(st.integers(0, 3)) == 0:
+        battles.append({"id": "siege", "controller": "A", "protector": draw(st.sampled_from(defenders)),
+                        "defense": draw(st.integers(1, 5))})
+    targets = defenders + [w["id"] for w in planeswalkers] + [b["id"] for b in battles]
+    defender_of = {d: d for d in defenders}
+    defender_of.update({w["id"]: w["controller"] for w in planeswalkers})
+    defender_of.update({b["id"]: b["protector"] for b in battles})
+
+    creatures = []
+    attackers = []
+    for i in range(draw(st.integers(1, max_attackers))):
+        c = draw(creature_fields(f"a{i + 1}", "A", tramples=pressure and draw(st.integers(0, 3)) > 0))
+        c["attacking"] = draw(st.sampled_from(targets))
+        if draw(st.integers(0, 3)) == 0:
+            c["commander"] = True
+            target_player = defender_of[c["attacking"]]
+            damage_so_far = draw(st.integers(0, 20))
+            if damage_so_far:
+                for p in players:
+                    if p["id"] == target_player:
+                        p.setdefault("commander_damage", {})[c["id"]] = damage_so_far
+        creatures.append(c)
+        attackers.append(c)
+    for i in range(draw(st.integers(0, max_blockers))):
+        first = draw(st.sampled_from(attackers))
+        defender = defender_of[first["attacking"]]
+        c = draw(creature_fields(f"b{i + 1}", defender))
+        same_side = [a["id"] for a in attackers if defender_of[a["attacking"]] == defender and a is not first]
+        blocking = [first["id"]]
+        if same_side and draw(st.integers(0, 2)) == 0:
+            blocking.append(draw(st.sampled_from(same_side)))
+        c["blocking"] = blocking
+        creatures.append(c)
+    blocked = {a for c in creatures for a in c.get("blocking", [])}
+    for a in attackers:
+        if a["id"] not in blocked and draw(st.integers(0, 6)) == 0:
+            a["blocked"] = True
+    board: dict[str, Any] = {"players": players, "creatures": creatures}
+    if planeswalkers:
+        board["planeswalkers"] = planeswalkers
+    if battles:
+        board["battles"] = battles
+    return board
+
+
+objectives = st.lists(st.sampled_from(sorted(OBJECTIVES)), min_size=1, max_size=4, unique=True)
