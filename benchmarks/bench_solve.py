@@ -22,7 +22,7 @@ from generate import SIZES, boards  # noqa: E402
 
 from optimizer import load_board  # noqa: E402
 from optimizer.bruteforce import brute_force, count_leaves  # noqa: E402
-from optimizer.solve import solve  # noqa: E402
+from optimizer.solver import solve  # noqa: E402
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """mtg-combat: provably optimal, rules-legal combat damage assignment for Magic: The Gathering.
 
 The rules layer (board, rules, check, bruteforce, objectives) is pure Python; the CP-SAT encoding
-(encode, solve) is imported lazily so that loading and checking boards stays fast.
+(encode, solver) is imported lazily so that loading and checking boards stays fast.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .rules import Outcome
 from .schema import load_board
 
 if TYPE_CHECKING:
-    from .solve import SolveResult, SolverSettings
+    from .solver import SolveResult, SolverSettings
 
 __version__ = "0.1.0"
 
@@ -31,15 +31,15 @@ __all__ = [
 
 
 def solve(*args: Any, **kwargs: Any) -> "SolveResult":
-    """Optimal damage assignment; see :func:`optimizer.solve.solve` (imports ortools on first use)."""
-    from .solve import solve as _solve
+    """Optimal damage assignment; see :func:`optimizer.solver.solve` (imports ortools on first use)."""
+    from .solver import solve as _solve
 
     return _solve(*args, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
     if name in ("SolveResult", "SolverSettings"):
-        from . import solve as _solve_module
+        from . import solver as _solve_module
 
         return getattr(_solve_module, name)
     raise AttributeError(name)

@@ -60,6 +60,8 @@ class Player:
     life: int = 20
     poison: int = 0
     commander_damage: Mapping[ObjectId, int] = field(default_factory=lambda: MappingProxyType({}))
+    in_game: bool = True
+    """False once the player has lost (between damage steps in a multiplayer game, 800.4a)."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,8 @@ class Board:
     planeswalkers: tuple[Planeswalker, ...] = ()
     battles: tuple[Battle, ...] = ()
     warnings: tuple[str, ...] = ()
+    first_strike_step_done: bool = False
+    """True for the board between the first-strike and the regular combat damage step (510.4)."""
     _index: Mapping[ObjectId, Any] = field(init=False, repr=False, compare=False)
     _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
 

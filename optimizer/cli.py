@@ -16,10 +16,17 @@ from .errors import InputError, InvalidAssignmentError
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2) like every other input error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_INPUT, f"mtg-combat: error: {message} (see --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mtg-combat",
         description="Provably optimal, rules-legal combat damage assignment (Magic: The Gathering).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -67,7 +74,7 @@ def _solve(args: argparse.Namespace) -> int:
     from .schema import load_board
 
     board = load_board(args.board)
-    from .solve import solve  # imports ortools: after the board is known to be valid
+    from .solver import solve  # imports ortools: after the board is known to be valid
 
     result = solve(board, player=args.player, objective=args.objective, time_limit=args.time_limit)
     if _format(args.format, "table") == "json":

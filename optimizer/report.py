@@ -86,7 +86,7 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
 
 
 def render_solution(board: Board, result: object) -> str:
-    from .solve import SolveResult
+    from .solver import SolveResult
 
     assert isinstance(result, SolveResult)
     proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (time limit)"

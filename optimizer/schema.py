@@ -80,14 +80,24 @@ class _BoardIn(_Strict):
     creatures: list[_CreatureIn] = Field(default_factory=list, max_length=MAX_CREATURES)
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def _location(loc: tuple[Any, ...]) -> str:
+    """``('creatures', 2, 'power')`` -> ``creatures[2].power``; odd keys are quoted."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        else:
+        elif _PLAIN_KEY.match(str(part)):
             out += ("." if out else "") + str(part)
+        else:
+            out += f"[{json.dumps(str(part))}]"
     return out or "board"
+
+
+def _message(msg: str) -> str:
+    return re.sub(r" or instance of _\w+", "", msg)
 
 
 def read_json(source: str | Path | Any, what: str = "board") -> Any:
@@ -99,12 +109,18 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
             text = sys.stdin.read() if str(source) == "-" else Path(source).read_text(encoding="utf-8")
         except OSError as exc:
             raise InvalidBoardError(what, f"cannot read {str(source)!r}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise InvalidBoardError(what, f"{str(source)!r} is not UTF-8 text") from None
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidBoardError(
                 what, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
             ) from None
+        except RecursionError:
+            raise InvalidBoardError(what, "JSON nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            raise InvalidBoardError(what, f"malformed JSON: {exc}") from None
     return source
 
 
@@ -117,7 +133,7 @@ def load_board(source: str | Path | dict[str, Any]) -> Board:
         parsed = _BoardIn.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InvalidBoardError(_location(tuple(err["loc"])), err["msg"]) from None
+        raise InvalidBoardError(_location(tuple(err["loc"])), _message(err["msg"])) from None
     return _build(parsed)
 
 
@@ -207,7 +223,10 @@ def _build(raw: _BoardIn) -> Board:
             if kw is not None:
                 keywords.add(kw)
             elif match:
-                toxic += int(match.group(1))
+                digits = match.group(1)
+                if len(digits) > len(str(MAX_NUMBER)):
+                    raise InvalidBoardError(f"{at}.keywords[{k}]", f"toxic beyond {MAX_NUMBER}")
+                toxic += int(digits)
             elif norm == "toxic":
                 raise InvalidBoardError(f"{at}.keywords[{k}]", "toxic needs a number (\"Toxic 2\") or the toxic field")
             elif not norm:

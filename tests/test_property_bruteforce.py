@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from boards import boards, objectives
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
-from optimizer.solve import solve
+from optimizer.solver import solve
 
 LEAF_LIMIT = 3000
 

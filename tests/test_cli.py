@@ -1,0 +1,512 @@
+"""The command line (issue 2, "Result (JSON) and interfaces"): solve and check, formats, exit codes.
+
+Expected answers are worked out by hand from the Comprehensive Rules in the comments next to them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optimizer.cli import main
+from optimizer.objectives import DEFAULT_OBJECTIVE, OBJECTIVES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A 4/3 trampler blocked by a 2/3 that already has 1 damage marked: lethal for the blocker is 2
+# (702.19b), so the attacker kills it and tramples 2 over; the blocker's 2 damage does not kill the 4/3.
+TRAMPLE_BOARD: dict[str, Any] = {
+    "active_player": "A",
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "a1", "name": "Elvish Regrower", "controller": "A", "power": 4, "toughness": 3,
+         "keywords": ["trample"], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 2, "toughness": 3, "damage": 1, "blocking": ["a1"]},
+    ],
+}
+
+# Every state-based action of 704.5 that combat damage can cause here:
+#   a1 4/3 trample vs b1 2/3 with 1 marked: b1 gets >= 2 (lethal first, 702.19b) -> 704.5g
+#   a2 1/1 deathtouch vs b2 5/5: 1 deathtouch damage -> b2 704.5h; b2's 5 kill a2 -> 704.5g
+#   a3 2/2 wither vs b3 2/2: two -1/-1 counters -> b3 toughness 0, 704.5f; b3's 2 kill a3 -> 704.5g
+#   a4 1/1 unblocked at planeswalker pw (loyalty 1) -> 0 loyalty, 704.5i
+SBA_BOARD: dict[str, Any] = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": 1}],
+    "creatures": [
+        {"id": "a1", "controller": "A", "power": 4, "toughness": 3, "keywords": ["trample"], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 2, "toughness": 3, "damage": 1, "blocking": ["a1"]},
+        {"id": "a2", "controller": "A", "power": 1, "toughness": 1, "keywords": ["deathtouch"], "attacking": "B"},
+        {"id": "b2", "controller": "B", "power": 5, "toughness": 5, "blocking": ["a2"]},
+        {"id": "a3", "controller": "A", "power": 2, "toughness": 2, "keywords": ["wither"], "attacking": "B"},
+        {"id": "b3", "controller": "B", "power": 2, "toughness": 2, "blocking": ["a3"]},
+        {"id": "a4", "controller": "A", "power": 1, "toughness": 1, "attacking": "pw"},
+    ],
+}
+SBA_RULES = {"b1": "704.5g", "b2": "704.5h", "b3": "704.5f", "a2": "704.5g", "a3": "704.5g", "pw": "704.5i"}
+
+# A 4/4 without trample blocked by a 2/2 (value 1) and a 3/3 (value 5): it can kill one of them
+# (2 + 3 > 4), and their 5 damage kill it.
+DOUBLE_BLOCK_BOARD: dict[str, Any] = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "a1", "controller": "A", "power": 4, "toughness": 4, "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 2, "toughness": 2, "value": 1, "blocking": ["a1"]},
+        {"id": "b2", "controller": "B", "power": 3, "toughness": 3, "value": 5, "blocking": ["a1"]},
+    ],
+}
+
+# CR 510.1c example: a 4/3 blocked by a 2/3 and a 1/1; many assignments tie on player_damage (all 0).
+EXAMPLE_510_1C: dict[str, Any] = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "regrower", "controller": "A", "power": 4, "toughness": 3, "attacking": "B"},
+        {"id": "spawn", "controller": "B", "power": 2, "toughness": 3, "blocking": ["regrower"]},
+        {"id": "hunter", "controller": "B", "power": 1, "toughness": 1, "blocking": ["regrower"]},
+    ],
+}
+
+# For check: a 4/3 trampler blocked by an undamaged 2/3 (lethal for it: 3).
+CHECK_BOARD: dict[str, Any] = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "a1", "controller": "A", "power": 4, "toughness": 3, "keywords": ["trample"], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 2, "toughness": 3, "blocking": ["a1"]},
+    ],
+}
+
+
+def entry(source: str, target: str, amount: int) -> dict[str, Any]:
+    return {"source": source, "target": target, "amount": amount}
+
+
+def write(tmp_path: Path, name: str, data: Any) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_cli(*args: str, stdin: str | None = None, exe: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([*(exe or [sys.executable, "-m", "optimizer"]), *args], input=stdin,
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+
+
+def triples(assignments: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return sorted((a["source"], a["target"], a["amount"]) for a in assignments)
+
+
+# --------------------------------------------------------------------------------------------------
+# solve: JSON output
+# --------------------------------------------------------------------------------------------------
+def check_shape(result: dict[str, Any]) -> None:
+    assert set(result) == {"status", "player", "objective", "assignments", "outcome", "warnings"}
+    assert result["status"] in ("optimal", "feasible")
+    assert isinstance(result["player"], str)
+    assert isinstance(result["objective"], dict)
+    assert all(k in OBJECTIVES and isinstance(v, int) for k, v in result["objective"].items())
+    for a in result["assignments"]:
+        assert set(a) == {"step", "source", "target", "amount"}
+        assert a["step"] == "regular"  # no first strike: one combat damage step (510.4)
+        assert isinstance(a["amount"], int) and a["amount"] > 0
+    outcome = result["outcome"]
+    assert {"players", "planeswalkers", "battles", "creatures", "destroyed"} <= set(outcome)
+    for p in outcome["players"].values():
+        assert isinstance(p["life"], int) and isinstance(p["poison"], int)
+    for c in outcome["creatures"].values():
+        assert isinstance(c["damage"], int) and isinstance(c["minus_counters"], int)
+    for w in outcome["planeswalkers"].values():
+        assert isinstance(w["loyalty"], int)
+    for b in outcome["battles"].values():
+        assert isinstance(b["defense"], int)
+    assert isinstance(outcome["destroyed"], list)
+    assert isinstance(result["warnings"], list)
+
+
+def test_solve_board_file_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD),
+                              "--format", "json", "--objective", "kills,player_damage")
+    assert code == 0, err
+    result = json.loads(out)
+    check_shape(result)
+    assert result["status"] == "optimal"
+    assert result["player"] == "A"
+    assert result["objective"] == {"kills": 1, "player_damage": 2}
+    # exactly lethal (2) to the blocker, the other 2 trample over; the blocker's 2 go to the attacker
+    assert triples(result["assignments"]) == [("a1", "B", 2), ("a1", "b1", 2), ("b1", "a1", 2)]
+    outcome = result["outcome"]
+    assert outcome["players"]["B"]["life"] == 18 and outcome["players"]["B"]["poison"] == 0
+    assert outcome["players"]["A"]["life"] == 20
+    assert outcome["creatures"]["b1"] == {"damage": 3, "minus_counters": 0}
+    assert outcome["creatures"]["a1"] == {"damage": 2, "minus_counters": 0}
+    assert outcome["destroyed"] == ["b1"]
+    assert outcome["planeswalkers"] == {} and outcome["battles"] == {}
+    assert result["warnings"] == []
+
+
+def test_solve_stdin_in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(TRAMPLE_BOARD)))
+    code, out, err = run_main(capsys, "solve", "-", "--format", "json", "--objective", "kills,player_damage")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["objective"] == {"kills": 1, "player_damage": 2}
+    assert result["outcome"]["destroyed"] == ["b1"]
+
+
+def test_solve_stdin_subprocess_defaults_to_json_when_not_a_terminal() -> None:
+    proc = run_cli("solve", "-", "--objective", "kills,player_damage", stdin=json.dumps(TRAMPLE_BOARD))
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)  # stdout is a pipe: JSON by default
+    check_shape(result)
+    assert result["objective"] == {"kills": 1, "player_damage": 2}
+    assert result["outcome"]["players"]["B"]["life"] == 18
+
+
+def test_solve_file_and_stdin_agree(tmp_path: Path) -> None:
+    by_file = run_cli("solve", write(tmp_path, "b.json", SBA_BOARD), "--format", "json")
+    by_stdin = run_cli("solve", "-", "--format", "json", stdin=json.dumps(SBA_BOARD))
+    assert by_file.returncode == by_stdin.returncode == 0
+    assert json.loads(by_file.stdout) == json.loads(by_stdin.stdout)
+
+
+def test_default_objective_is_the_documented_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD), "--format", "json")
+    assert code == 0
+    result = json.loads(out)
+    assert list(result["objective"]) == list(DEFAULT_OBJECTIVE)
+    # no lethal (B at 20); b1 dies (+1 value) and a1 survives; 2 trample over
+    assert result["objective"]["lethal"] == 0
+    assert result["objective"]["value"] == 1
+    assert result["objective"]["player_damage"] == 2
+
+
+@pytest.mark.parametrize("order", [["kills", "player_damage"], ["player_damage", "kills"],
+                                   ["survivors", "value", "kills", "player_damage", "lethal"]])
+def test_objective_dict_follows_the_requested_order(order: list[str], tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD), "--format", "json",
+                            "--objective", ",".join(order))
+    assert code == 0
+    objective = json.loads(out)["objective"]
+    assert list(objective) == order
+    expected = {"kills": 1, "player_damage": 2, "survivors": 1, "value": 1, "lethal": 0}
+    assert objective == {k: expected[k] for k in order}
+
+
+def test_sba_board_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", SBA_BOARD), "--format", "json",
+                            "--objective", "kills,loyalty")
+    assert code == 0
+    result = json.loads(out)
+    check_shape(result)
+    assert result["objective"] == {"kills": 3, "loyalty": 1}
+    outcome = result["outcome"]
+    assert set(outcome["destroyed"]) == set(SBA_RULES)
+    assert len(outcome["destroyed"]) == len(SBA_RULES)
+    assert outcome["creatures"]["b3"] == {"damage": 0, "minus_counters": 2}  # wither: counters (120.3d)
+    assert outcome["planeswalkers"]["pw"] == {"loyalty": 0}
+
+
+# --------------------------------------------------------------------------------------------------
+# solve: table output
+# --------------------------------------------------------------------------------------------------
+def test_table_output_is_text_with_rule_numbers_of_destroyed(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", SBA_BOARD), "--format", "table",
+                            "--objective", "kills,loyalty")
+    assert code == 0
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+    assert "optimal" in out
+    lines = out.splitlines()
+    for object_id, rule in SBA_RULES.items():
+        assert any(re.search(rf"\b{object_id}\b", line) and rule in line for line in lines), \
+            f"no line names {object_id} with {rule}:\n{out}"
+    assert "b1" in out and "a4" in out
+    assert "3" in out and "1" in out  # the objective values are shown
+
+
+def test_table_output_simple_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD), "--format", "table",
+                            "--objective", "kills,player_damage")
+    assert code == 0
+    assert any("b1" in line and "704.5g" in line for line in out.splitlines()), out
+    assert "Elvish Regrower" in out  # names are shown
+    assert re.search(r"\b18\b", out)  # B's life after combat
+    assert "kills" in out and "player_damage" in out
+
+
+def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = json.loads(json.dumps(TRAMPLE_BOARD))
+    board["creatures"][0]["keywords"].append("Flying")
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table")
+    assert code == 0
+    assert "Flying" in out
+
+
+# --------------------------------------------------------------------------------------------------
+# solve: --player, --time-limit
+# --------------------------------------------------------------------------------------------------
+def test_player_b_gets_the_worst_case_reply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "b.json", DOUBLE_BLOCK_BOARD)
+    code, out, _ = run_main(capsys, "solve", path, "--format", "json", "--player", "B", "--objective", "value")
+    assert code == 0
+    result = json.loads(out)
+    assert result["player"] == "B"
+    # A replies worst for B: it kills the 5-value b2; a1 dies to 2 + 3 damage: 1 - 5 = -4 for B
+    assert result["objective"] == {"value": -4}
+    assert set(result["outcome"]["destroyed"]) == {"a1", "b2"}
+    sources = {(a["source"], a["target"]) for a in result["assignments"]}
+    assert ("b1", "a1") in sources and ("b2", "a1") in sources
+
+
+def test_player_a_on_the_same_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "b.json", DOUBLE_BLOCK_BOARD)
+    code, out, _ = run_main(capsys, "solve", path, "--format", "json", "--player", "A", "--objective", "value")
+    assert code == 0
+    result = json.loads(out)
+    assert result["player"] == "A"
+    assert result["objective"] == {"value": 4}  # kill b2 (+5), lose a1 (-1)
+    assert set(result["outcome"]["destroyed"]) == {"a1", "b2"}
+
+
+def test_player_b_survivors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # B's two blockers: A can kill only one of them, so one survives whatever A does.
+    path = write(tmp_path, "b.json", DOUBLE_BLOCK_BOARD)
+    code, out, _ = run_main(capsys, "solve", path, "--format", "json", "--player", "B",
+                            "--objective", "survivors,kills")
+    assert code == 0
+    result = json.loads(out)
+    assert result["objective"] == {"survivors": 1, "kills": 1}
+
+
+def test_time_limit_on_a_tiny_board_is_still_optimal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD), "--format", "json",
+                            "--time-limit", "5", "--objective", "kills,player_damage")
+    assert code == 0
+    result = json.loads(out)
+    assert result["status"] == "optimal"
+    assert result["objective"] == {"kills": 1, "player_damage": 2}
+
+
+def test_time_limit_subprocess(tmp_path: Path) -> None:
+    proc = run_cli("solve", write(tmp_path, "b.json", SBA_BOARD), "--time-limit", "5", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "optimal"
+
+
+# --------------------------------------------------------------------------------------------------
+# check
+# --------------------------------------------------------------------------------------------------
+LEGAL = {"assignments": [entry("a1", "b1", 3), entry("a1", "B", 1), entry("b1", "a1", 2)]}
+TRAMPLE_SHORT = {"assignments": [entry("a1", "b1", 1), entry("a1", "B", 3), entry("b1", "a1", 2)]}
+
+
+def test_check_legal_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                              write(tmp_path, "a.json", LEGAL), "--format", "text")
+    assert code == 0, err
+    assert "illegal" not in out.lower()
+    assert "legal" in out.lower()
+    assert re.search(r"\b19\b", out), out  # B: 20 - 1 trampled over
+    assert "b1" in out  # destroyed: 3 damage on toughness 3
+
+
+def test_check_legal_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", LEGAL), "--format", "json")
+    assert code == 0
+    verdict = json.loads(out)
+    assert verdict["legal"] is True
+    assert verdict["violations"] == []
+    assert verdict["outcome"]["players"]["B"]["life"] == 19
+    assert verdict["outcome"]["creatures"]["b1"]["damage"] == 3
+    assert verdict["outcome"]["creatures"]["a1"]["damage"] == 2
+    assert verdict["outcome"]["destroyed"] == ["b1"]
+
+
+def test_check_bare_list_and_default_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", LEGAL))
+    assert code == 0
+    assert json.loads(out)["legal"] is True  # stdout is not a terminal: JSON
+
+
+def test_check_trample_past_unfinished_blocker(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", TRAMPLE_SHORT), "--format", "text")
+    assert code == 1
+    lines = [line for line in out.splitlines() if "702.19b" in line]
+    assert len(lines) == 1, out
+    # the blocker has 1 of the 3 lethal damage it needs
+    assert "b1" in lines[0] and re.search(r"\b1\b", lines[0]) and re.search(r"\b3\b", lines[0]), lines[0]
+    assert "510.1a" not in out  # all 4 of a1's power is assigned
+
+
+def test_check_trample_violation_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", TRAMPLE_SHORT), "--format", "json")
+    assert code == 1
+    verdict = json.loads(out)
+    assert verdict["legal"] is False
+    assert [v["rule"] for v in verdict["violations"]] == ["702.19b"]
+    assert verdict["violations"][0]["source"] == "a1"
+    assert verdict["outcome"] is None
+
+
+def test_check_prints_each_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a1 assigns only 3 of its 4 power (510.1a), and 2 of it past a blocker with 1 of 3 lethal (702.19b)
+    bad = {"assignments": [entry("a1", "b1", 1), entry("a1", "B", 2), entry("b1", "a1", 2)]}
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", bad), "--format", "text")
+    assert code == 1
+    power = [line for line in out.splitlines() if "510.1a" in line]
+    trample = [line for line in out.splitlines() if "702.19b" in line]
+    assert len(power) == 1 and len(trample) == 1, out
+    assert re.search(r"\b4\b", power[0]) and re.search(r"\b3\b", power[0]), power[0]
+    assert re.search(r"\b1\b", trample[0]) and re.search(r"\b3\b", trample[0]), trample[0]
+
+
+def test_check_blocker_damaging_a_player(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = {"assignments": [entry("a1", "b1", 3), entry("a1", "B", 1), entry("b1", "A", 2)]}
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD),
+                            write(tmp_path, "a.json", bad), "--format", "text")
+    assert code == 1
+    assert any("510.1d" in line and "b1" in line for line in out.splitlines()), out
+
+
+def test_check_subprocess_exit_codes(tmp_path: Path) -> None:
+    board = write(tmp_path, "b.json", CHECK_BOARD)
+    legal = run_cli("check", board, write(tmp_path, "legal.json", LEGAL), "--format", "text")
+    illegal = run_cli("check", board, write(tmp_path, "illegal.json", TRAMPLE_SHORT), "--format", "text")
+    invalid = run_cli("check", board, write(tmp_path, "invalid.json",
+                                            {"assignments": [entry("a1", "b1", -1)]}))
+    assert (legal.returncode, illegal.returncode, invalid.returncode) == (0, 1, 2)
+    assert "702.19b" in illegal.stdout
+    assert invalid.stdout == "" and "assignments[0].amount" in invalid.stderr
+    assert len(invalid.stderr.strip().splitlines()) == 1 and "Traceback" not in invalid.stderr
+
+
+def test_check_board_from_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(CHECK_BOARD)))
+    code, out, _ = run_main(capsys, "check", "-", write(tmp_path, "a.json", LEGAL), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["legal"] is True
+
+
+def test_check_assignment_from_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(TRAMPLE_SHORT)))
+    code, _, _ = run_main(capsys, "check", write(tmp_path, "b.json", CHECK_BOARD), "-", "--format", "json")
+    assert code == 1
+
+
+def test_check_both_from_stdin_is_invalid(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "check", "-", "-")
+    assert code == 2
+    assert out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_check_invalid_board_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = json.loads(json.dumps(CHECK_BOARD))
+    board["creatures"][1]["blocking"] = ["ghost"]
+    code, out, err = run_main(capsys, "check", write(tmp_path, "b.json", board), write(tmp_path, "a.json", LEGAL))
+    assert code == 2
+    assert "creatures[1].blocking[0]" in err and len(err.strip().splitlines()) == 1
+
+
+def test_check_accepts_the_solvers_own_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = write(tmp_path, "b.json", SBA_BOARD)
+    code, out, _ = run_main(capsys, "solve", board, "--format", "json")
+    assert code == 0
+    solved = json.loads(out)
+    code, out, _ = run_main(capsys, "check", board, write(tmp_path, "a.json", {"assignments": solved["assignments"]}),
+                            "--format", "json")
+    assert code == 0
+    assert json.loads(out)["outcome"] == solved["outcome"]
+
+
+# --------------------------------------------------------------------------------------------------
+# help, console script, determinism
+# --------------------------------------------------------------------------------------------------
+def test_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "mtg-combat" in out and "solve" in out and "check" in out
+
+
+def test_solve_help_lists_objectives(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["solve", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--player", "--objective", "--format", "--time-limit"):
+        assert option in out
+    for name in OBJECTIVES:
+        assert name in out
+
+
+def test_console_script_is_declared() -> None:
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["mtg-combat"] == "optimizer.cli:main"
+
+
+def test_console_script_entry_point_help() -> None:
+    # what the installed mtg-combat wrapper does: sys.exit(optimizer.cli.main())
+    proc = run_cli("--help", exe=[sys.executable, "-c",
+                                  "import sys; from optimizer.cli import main; sys.exit(main())"])
+    assert proc.returncode == 0, proc.stderr
+    assert "solve" in proc.stdout and "check" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("mtg-combat") is None, reason="mtg-combat is not installed on PATH")
+def test_installed_mtg_combat_help() -> None:
+    proc = subprocess.run(["mtg-combat", "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "solve" in proc.stdout and "check" in proc.stdout
+
+
+def test_python_dash_m_help() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    assert "solve" in proc.stdout
+
+
+@pytest.mark.parametrize("board,objective", [(EXAMPLE_510_1C, "player_damage"), (SBA_BOARD, "kills"),
+                                             (DOUBLE_BLOCK_BOARD, "lethal")])
+def test_json_output_is_identical_across_runs(board: dict[str, Any], objective: str, tmp_path: Path) -> None:
+    path = write(tmp_path, "b.json", board)
+    first = run_cli("solve", path, "--format", "json", "--objective", objective)
+    second = run_cli("solve", path, "--format", "json", "--objective", objective)
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+    assert first.stdout.strip()
+
+
+def test_json_output_is_identical_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "b.json", EXAMPLE_510_1C)
+    outputs = [run_main(capsys, "solve", path, "--format", "json")[1] for _ in range(3)]
+    assert outputs[0] == outputs[1] == outputs[2]
+    result = json.loads(outputs[0])
+    # 4 power: spawn needs 3 and hunter 1, so both die (510.1c example); the 2 + 1 back kill the 4/3
+    assert set(result["outcome"]["destroyed"]) == {"regrower", "spawn", "hunter"}
+    assert result["objective"]["value"] == 1  # two of B's (value 1 each) minus one of A's

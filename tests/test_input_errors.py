@@ -1,0 +1,659 @@
+"""Bad input (issue 2, "Bad input"): typed exceptions naming the field, and exit 2 with one line.
+
+Every case is checked twice: through the Python API (``load_board`` / ``solve`` / ``check`` raise a
+typed :class:`ValueError` subclass whose ``.field`` names the offending field and whose message
+states the problem) and through the CLI (exit status 2, exactly one line on stderr naming the field,
+never a traceback). The last part checks that valid input in odd spellings is accepted.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from optimizer import check, load_board, solve
+from optimizer.cli import main
+from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
+                              NotSupportedError)
+from optimizer.schema import MAX_NUMBER
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------------------------------
+# A valid board every bad case starts from.
+#   players[0] = A (active), players[1] = B
+#   planeswalkers[0] = pw (B's), battles[0] = siege (controlled by A, protected by B)
+#   creatures[0] = a1: A's 4/3 trampler attacking B
+#   creatures[1] = b1: B's 2/3 blocking a1
+#   creatures[2] = a2: A's 2/2, not in combat
+# --------------------------------------------------------------------------------------------------
+def base_board() -> dict[str, Any]:
+    return {
+        "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+        "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": 3}],
+        "battles": [{"id": "siege", "controller": "A", "protector": "B", "defense": 5}],
+        "creatures": [
+            {"id": "a1", "controller": "A", "power": 4, "toughness": 3, "keywords": ["trample"],
+             "attacking": "B"},
+            {"id": "b1", "controller": "B", "power": 2, "toughness": 3, "blocking": ["a1"]},
+            {"id": "a2", "controller": "A", "power": 2, "toughness": 2},
+        ],
+    }
+
+
+LEGAL_ASSIGNMENT = {"assignments": [
+    {"source": "a1", "target": "b1", "amount": 3},
+    {"source": "a1", "target": "B", "amount": 1},
+    {"source": "b1", "target": "a1", "amount": 2},
+]}
+
+
+def with_board(change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    board = base_board()
+    change(board)
+    return board
+
+
+def creature(board: dict[str, Any], i: int) -> dict[str, Any]:
+    return board["creatures"][i]
+
+
+def three_players(board: dict[str, Any]) -> None:
+    board["players"].append({"id": "C", "life": 20})
+
+
+@dataclass
+class Case:
+    id: str
+    kind: str  # "board" (load_board / solve), "request" (solve options), "assignment" (check)
+    exc: type[InputError]
+    fields: tuple[str, ...]  # acceptable values of .field; the first is the preferred one
+    problem: str  # regex the message must match (it states the problem)
+    board: dict[str, Any] | None = None
+    raw: bytes | None = None  # board file content, for input that is not a JSON dict
+    request: dict[str, Any] = field(default_factory=dict)  # keyword arguments to solve()
+    cli_args: tuple[str, ...] = ()
+    assignment: Any = None
+    raw_assignment: bytes | None = None
+    xfail: str | None = None
+
+
+def bcase(id: str, board: dict[str, Any], fields: str | tuple[str, ...], problem: str,
+          exc: type[InputError] = InvalidBoardError, xfail: str | None = None) -> Case:
+    return Case(id, "board", exc, (fields,) if isinstance(fields, str) else fields, problem, board=board,
+                xfail=xfail)
+
+
+def rawcase(id: str, raw: bytes, fields: str | tuple[str, ...], problem: str, xfail: str | None = None) -> Case:
+    return Case(id, "board", InvalidBoardError, (fields,) if isinstance(fields, str) else fields, problem,
+                raw=raw, xfail=xfail)
+
+
+def rcase(id: str, request: dict[str, Any], cli_args: tuple[str, ...], fld: str, problem: str) -> Case:
+    return Case(id, "request", InvalidRequestError, (fld,), problem, board=base_board(), request=request,
+                cli_args=cli_args)
+
+
+def acase(id: str, assignment: Any, fields: str | tuple[str, ...], problem: str,
+          raw: bytes | None = None) -> Case:
+    return Case(id, "assignment", InvalidAssignmentError, (fields,) if isinstance(fields, str) else fields,
+                problem, board=base_board(), assignment=assignment, raw_assignment=raw)
+
+
+def entries(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"assignments": list(items)}
+
+
+BIG = MAX_NUMBER + 1
+BOUND = rf"(?i)({MAX_NUMBER}|{MAX_NUMBER:,}|{MAX_NUMBER:_}|bound|beyond|less than|greater than|at most|too (large|big))"
+
+CASES: list[Case] = [
+    # ---- malformed JSON ---------------------------------------------------------------------------
+    rawcase("malformed-json", b'{"players": [{"id": "A"},', "board", r"(?i)json"),
+    rawcase("malformed-json-trailing-comma", b'{"players": [{"id": "A"}],}', "board", r"(?i)json"),
+    rawcase("empty-file", b"", "board", r"(?i)json"),
+    rawcase("json-not-an-object", b'[{"id": "A"}]', "board", r"(?i)object"),
+    rawcase("file-not-utf8", b'\xff\xfe{"players": []}', "board", r"(?i)utf|decode|encoding|json"),
+    rawcase("json-nested-too-deep", b"[" * 100_000 + b"]" * 100_000, "board", r"(?i)json|deep|nest"),
+    rawcase("integer-with-5000-digits", b'{"players": [{"id": "A", "life": ' + b"9" * 5000 + b"}]}",
+            ("players[0].life", "board"), r"(?i)digits|json|beyond"),
+    # ---- missing fields ---------------------------------------------------------------------------
+    bcase("missing-players", with_board(lambda b: b.pop("players")), "players", r"(?i)required|missing"),
+    bcase("empty-players", with_board(lambda b: b.update(players=[])), "players", r"(?i)at least|empty|1"),
+    bcase("missing-creature-power", with_board(lambda b: creature(b, 0).pop("power")),
+          "creatures[0].power", r"(?i)required|missing"),
+    bcase("missing-creature-toughness", with_board(lambda b: creature(b, 1).pop("toughness")),
+          "creatures[1].toughness", r"(?i)required|missing"),
+    bcase("missing-creature-controller", with_board(lambda b: creature(b, 1).pop("controller")),
+          "creatures[1].controller", r"(?i)required|missing"),
+    bcase("missing-creature-id", with_board(lambda b: creature(b, 2).pop("id")),
+          "creatures[2].id", r"(?i)required|missing"),
+    bcase("missing-player-id", with_board(lambda b: b["players"][1].pop("id")),
+          "players[1].id", r"(?i)required|missing"),
+    bcase("missing-planeswalker-loyalty", with_board(lambda b: b["planeswalkers"][0].pop("loyalty")),
+          "planeswalkers[0].loyalty", r"(?i)required|missing"),
+    bcase("missing-battle-protector", with_board(lambda b: b["battles"][0].pop("protector")),
+          "battles[0].protector", r"(?i)required|missing"),
+    # ---- mistyped fields --------------------------------------------------------------------------
+    bcase("power-string", with_board(lambda b: creature(b, 0).update(power="4")),
+          "creatures[0].power", r"(?i)integer"),
+    bcase("power-float", with_board(lambda b: creature(b, 0).update(power=4.5)),
+          "creatures[0].power", r"(?i)integer"),
+    bcase("power-bool", with_board(lambda b: creature(b, 0).update(power=True)),
+          "creatures[0].power", r"(?i)integer"),
+    bcase("toughness-null", with_board(lambda b: creature(b, 1).update(toughness=None)),
+          "creatures[1].toughness", r"(?i)integer"),
+    bcase("life-string", with_board(lambda b: b["players"][1].update(life="20")),
+          "players[1].life", r"(?i)integer"),
+    bcase("id-number", with_board(lambda b: creature(b, 2).update(id=7)),
+          "creatures[2].id", r"(?i)string"),
+    bcase("id-empty", with_board(lambda b: creature(b, 2).update(id="")),
+          "creatures[2].id", r"(?i)empty|at least|character"),
+    bcase("keywords-string-not-list", with_board(lambda b: creature(b, 0).update(keywords="trample")),
+          "creatures[0].keywords", r"(?i)list"),
+    bcase("keyword-number", with_board(lambda b: creature(b, 0).update(keywords=["trample", 3])),
+          "creatures[0].keywords[1]", r"(?i)string"),
+    bcase("blocking-string-not-list", with_board(lambda b: creature(b, 1).update(blocking="a1")),
+          "creatures[1].blocking", r"(?i)list"),
+    bcase("attacking-number", with_board(lambda b: creature(b, 0).update(attacking=2)),
+          "creatures[0].attacking", r"(?i)string"),
+    bcase("commander-string", with_board(lambda b: creature(b, 0).update(commander="yes")),
+          "creatures[0].commander", r"(?i)bool"),
+    bcase("blocked-string", with_board(lambda b: creature(b, 0).update(blocked="true")),
+          "creatures[0].blocked", r"(?i)bool"),
+    bcase("player-not-object", with_board(lambda b: b["players"].__setitem__(1, "B")),
+          "players[1]", r"(?i)object|dict"),
+    bcase("creatures-not-list", with_board(lambda b: b.update(creatures={"a1": {}})),
+          "creatures", r"(?i)list"),
+    bcase("unknown-top-level-field", with_board(lambda b: b.update(attackers=["a1"])),
+          "attackers", r"(?i)unknown|extra|not (permitted|allowed)"),
+    bcase("unknown-creature-field", with_board(lambda b: creature(b, 0).update(flying=True)),
+          "creatures[0].flying", r"(?i)unknown|extra|not (permitted|allowed)"),
+    bcase("unknown-player-field", with_board(lambda b: b["players"][0].update(hand=7)),
+          "players[0].hand", r"(?i)unknown|extra|not (permitted|allowed)"),
+    # ---- duplicate ids ----------------------------------------------------------------------------
+    bcase("duplicate-creature-id", with_board(lambda b: creature(b, 2).update(id="a1")),
+          ("creatures[2].id", "creatures[0].id"), r"(?i)duplicate.*a1|a1.*duplicate"),
+    bcase("creature-id-equals-player-id", with_board(lambda b: creature(b, 2).update(id="B")),
+          ("creatures[2].id", "players[1].id"), r"(?i)duplicate.*B|B.*duplicate"),
+    bcase("planeswalker-id-equals-battle-id",
+          with_board(lambda b: b["battles"][0].update(id="pw")),
+          ("battles[0].id", "planeswalkers[0].id"), r"(?i)duplicate.*pw|pw.*duplicate"),
+    bcase("duplicate-player-id", with_board(lambda b: b["players"][1].update(id="A")),
+          ("players[1].id", "players[0].id"), r"(?i)duplicate.*A|A.*duplicate"),
+    # ---- references to unknown ids ----------------------------------------------------------------
+    bcase("attacking-unknown-id", with_board(lambda b: creature(b, 0).update(attacking="Z")),
+          "creatures[0].attacking", r"(?i)unknown.*Z"),
+    bcase("blocking-unknown-id", with_board(lambda b: creature(b, 1).update(blocking=["zz"])),
+          "creatures[1].blocking[0]", r"(?i)unknown.*zz"),
+    bcase("creature-controller-unknown", with_board(lambda b: creature(b, 2).update(controller="Z")),
+          "creatures[2].controller", r"(?i)unknown.*Z"),
+    bcase("planeswalker-controller-unknown",
+          with_board(lambda b: b["planeswalkers"][0].update(controller="Z")),
+          "planeswalkers[0].controller", r"(?i)unknown.*Z"),
+    bcase("battle-protector-unknown", with_board(lambda b: b["battles"][0].update(protector="Z")),
+          "battles[0].protector", r"(?i)unknown.*Z"),
+    bcase("active-player-unknown", with_board(lambda b: b.update(active_player="Z")),
+          "active_player", r"(?i)unknown.*Z"),
+    bcase("commander-damage-from-non-commander-creature",
+          with_board(lambda b: b["players"][1].update(commander_damage={"a1": 5})),
+          "players[1].commander_damage.a1", r"(?i)commander"),
+    # ---- attacking and blocking -------------------------------------------------------------------
+    bcase("attacking-and-blocking",
+          with_board(lambda b: creature(b, 2).update(attacking="B", blocking=["a1"])),
+          ("creatures[2].blocking", "creatures[2].attacking", "creatures[2]"),
+          r"(?i)(attacking.*blocking|blocking.*attacking)"),
+    bcase("blocking-non-attacker", with_board(lambda b: creature(b, 1).update(blocking=["a2"])),
+          "creatures[1].blocking[0]", r"(?i)a2.*not attacking|not attacking.*a2"),
+    bcase("blocking-second-non-attacker",
+          with_board(lambda b: creature(b, 1).update(blocking=["a1", "a2"])),
+          "creatures[1].blocking[1]", r"(?i)a2.*not attacking|not attacking.*a2"),
+    bcase("blocking-a-player", with_board(lambda b: creature(b, 1).update(blocking=["A"])),
+          "creatures[1].blocking[0]", r"(?i)\bA\b.*(not (a creature|attacking))"),
+    bcase("blocking-same-attacker-twice",
+          with_board(lambda b: creature(b, 1).update(blocking=["a1", "a1"])),
+          "creatures[1].blocking[1]", r"(?i)twice|duplicate|more than once"),
+    bcase("blocker-controlled-by-attacker",
+          with_board(lambda b: creature(b, 1).update(controller="A")),
+          ("creatures[1].blocking[0]", "creatures[1].controller"), r"(?i)controll|defend"),
+    bcase("blocker-controlled-by-other-opponent",
+          with_board(lambda b: (three_players(b), creature(b, 1).update(controller="C"))),
+          ("creatures[1].blocking[0]", "creatures[1].controller"), r"(?i)\bC\b.*(controll|defend)"),
+    bcase("blocker-of-planeswalker-attacker-from-wrong-player",
+          with_board(lambda b: (three_players(b), b["planeswalkers"][0].update(controller="C"),
+                                creature(b, 0).update(attacking="pw"))),
+          ("creatures[1].blocking[0]", "creatures[1].controller"), r"(?i)controll|defend"),
+    bcase("attacking-yourself", with_board(lambda b: creature(b, 0).update(attacking="A")),
+          "creatures[0].attacking", r"(?i)own|itself|yourself|controller"),
+    bcase("attacking-own-planeswalker",
+          with_board(lambda b: b["planeswalkers"][0].update(controller="A")
+                     or creature(b, 0).update(attacking="pw")),
+          "creatures[0].attacking", r"(?i)own|controller|controls"),
+    bcase("attacking-battle-you-protect",
+          with_board(lambda b: b["battles"][0].update(controller="B", protector="A")
+                     or creature(b, 0).update(attacking="siege")),
+          "creatures[0].attacking", r"(?i)protect"),
+    bcase("attacking-a-creature", with_board(lambda b: creature(b, 0).update(attacking="a2")),
+          "creatures[0].attacking", r"(?i)a2.*not a (player|planeswalker)|player, planeswalker or battle"),
+    bcase("attacker-not-controlled-by-active-player",
+          with_board(lambda b: b.update(active_player="B")),
+          "creatures[0].attacking", r"(?i)active"),
+    bcase("blocked-false-while-blocked", with_board(lambda b: creature(b, 0).update(blocked=False)),
+          "creatures[0].blocked", r"(?i)b1.*block|block.*b1"),
+    bcase("blocked-on-non-attacker", with_board(lambda b: creature(b, 2).update(blocked=True)),
+          "creatures[2].blocked", r"(?i)attack"),
+    bcase("blocked-on-blocker", with_board(lambda b: creature(b, 1).update(blocked=True)),
+          "creatures[1].blocked", r"(?i)attack"),
+    # ---- numbers that cannot be --------------------------------------------------------------------
+    bcase("negative-marked-damage", with_board(lambda b: creature(b, 1).update(damage=-1)),
+          "creatures[1].damage", r"(?i)negative|-1"),
+    bcase("toughness-zero", with_board(lambda b: creature(b, 1).update(toughness=0)),
+          "creatures[1].toughness", r"(?i)toughness|0"),
+    bcase("toughness-negative", with_board(lambda b: creature(b, 2).update(toughness=-2)),
+          "creatures[2].toughness", r"(?i)toughness|-2"),
+    bcase("lethal-damage-marked", with_board(lambda b: creature(b, 1).update(damage=3)),
+          "creatures[1].damage", r"(?i)lethal|destroyed|704\.5g|toughness"),
+    bcase("more-than-lethal-damage-marked-not-in-combat",
+          with_board(lambda b: creature(b, 2).update(damage=5)),
+          "creatures[2].damage", r"(?i)lethal|destroyed|704\.5g|toughness"),
+    bcase("lethal-damage-marked-with-other-keywords",
+          with_board(lambda b: creature(b, 1).update(damage=3, keywords=["deathtouch", "flying"])),
+          "creatures[1].damage", r"(?i)lethal|destroyed|704\.5g|toughness"),
+    bcase("player-at-zero-life", with_board(lambda b: b["players"][1].update(life=0)),
+          "players[1].life", r"(?i)life|lost|704\.5a"),
+    bcase("player-with-ten-poison", with_board(lambda b: b["players"][1].update(poison=10)),
+          "players[1].poison", r"(?i)poison|lost|704\.5c"),
+    bcase("negative-poison", with_board(lambda b: b["players"][1].update(poison=-1)),
+          "players[1].poison", r"(?i)negative|greater than or equal to 0|-1"),
+    bcase("planeswalker-zero-loyalty", with_board(lambda b: b["planeswalkers"][0].update(loyalty=0)),
+          "planeswalkers[0].loyalty", r"(?i)loyalty|704\.5i"),
+    bcase("battle-zero-defense", with_board(lambda b: b["battles"][0].update(defense=0)),
+          "battles[0].defense", r"(?i)defense|704\.5v"),
+    bcase("negative-toxic", with_board(lambda b: creature(b, 0).update(toxic=-1)),
+          "creatures[0].toxic", r"(?i)negative|greater than or equal to 0|-1"),
+    # ---- numbers beyond the documented bound ------------------------------------------------------
+    bcase("power-beyond-bound", with_board(lambda b: creature(b, 0).update(power=BIG)),
+          "creatures[0].power", BOUND),
+    bcase("power-below-negative-bound", with_board(lambda b: creature(b, 0).update(power=-BIG)),
+          "creatures[0].power", BOUND),
+    bcase("toughness-beyond-bound", with_board(lambda b: creature(b, 1).update(toughness=BIG)),
+          "creatures[1].toughness", BOUND),
+    bcase("damage-beyond-bound",
+          with_board(lambda b: creature(b, 1).update(damage=BIG, keywords=["indestructible"])),
+          "creatures[1].damage", BOUND),
+    bcase("value-beyond-bound", with_board(lambda b: creature(b, 1).update(value=BIG)),
+          "creatures[1].value", BOUND),
+    bcase("life-beyond-bound", with_board(lambda b: b["players"][0].update(life=BIG)),
+          "players[0].life", BOUND),
+    bcase("loyalty-beyond-bound", with_board(lambda b: b["planeswalkers"][0].update(loyalty=BIG)),
+          "planeswalkers[0].loyalty", BOUND),
+    bcase("defense-beyond-bound", with_board(lambda b: b["battles"][0].update(defense=BIG)),
+          "battles[0].defense", BOUND),
+    bcase("toxic-field-beyond-bound", with_board(lambda b: creature(b, 0).update(toxic=BIG)),
+          "creatures[0].toxic", BOUND),
+    bcase("toxic-keyword-beyond-bound",
+          with_board(lambda b: creature(b, 0).update(keywords=["trample", f"Toxic {BIG}"])),
+          ("creatures[0].toxic", "creatures[0].keywords[1]", "creatures[0].keywords"), BOUND),
+    bcase("toxic-keyword-with-5000-digits",
+          with_board(lambda b: creature(b, 0).update(keywords=["trample", "Toxic " + "9" * 5000])),
+          ("creatures[0].toxic", "creatures[0].keywords[1]", "creatures[0].keywords"), BOUND),
+    bcase("too-many-creatures",
+          with_board(lambda b: b["creatures"].extend(
+              {"id": f"x{i}", "controller": "A", "power": 1, "toughness": 1} for i in range(1000))),
+          "creatures", r"(?i)1000|1,000|at most|too many"),
+    # ---- keywords ---------------------------------------------------------------------------------
+    bcase("toxic-keyword-without-number",
+          with_board(lambda b: creature(b, 0).update(keywords=["trample", "Toxic"])),
+          ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)toxic.*number|number.*toxic"),
+    bcase("empty-keyword", with_board(lambda b: creature(b, 0).update(keywords=["trample", "  "])),
+          ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)empty"),
+    bcase("first-strike-attacker", with_board(lambda b: creature(b, 0).update(keywords=["first strike"])),
+          ("creatures[0].keywords", "creatures[0].keywords[0]"), r"(?i)first strike.*not supported",
+          exc=NotSupportedError),
+    bcase("double-strike-blocker", with_board(lambda b: creature(b, 1).update(keywords=["Double Strike"])),
+          ("creatures[1].keywords", "creatures[1].keywords[0]"), r"(?i)double strike.*not supported",
+          exc=NotSupportedError),
+    bcase("first-strike-odd-spelling-attacker",
+          with_board(lambda b: creature(b, 0).update(keywords=["trample", "FIRST_strike"])),
+          ("creatures[0].keywords", "creatures[0].keywords[1]"), r"(?i)first strike.*not supported",
+          exc=NotSupportedError),
+    bcase("double-strike-unblocked-attacker",
+          with_board(lambda b: creature(b, 2).update(attacking="B", keywords=["double-strike"])),
+          ("creatures[2].keywords", "creatures[2].keywords[0]"), r"(?i)double strike.*not supported",
+          exc=NotSupportedError),
+    # ---- solve requests ---------------------------------------------------------------------------
+    rcase("unknown-objective", {"objective": ["kills", "bogus"]}, ("--objective", "kills,bogus"),
+          "objective", r"(?i)unknown.*bogus"),
+    rcase("empty-objective", {"objective": []}, ("--objective", ""), "objective", r"(?i)empty|objective"),
+    rcase("objective-listed-twice", {"objective": ["kills", "kills"]}, ("--objective", "kills,kills"),
+          "objective", r"(?i)twice|duplicate"),
+    rcase("unknown-player", {"player": "Z"}, ("--player", "Z"), "player", r"(?i)unknown.*Z"),
+    rcase("player-is-a-creature", {"player": "a1"}, ("--player", "a1"), "player", r"(?i)a1"),
+    rcase("negative-time-limit", {"time_limit": -1}, ("--time-limit", "-1"), "time_limit",
+          r"(?i)positive|negative|-1"),
+    rcase("zero-time-limit", {"time_limit": 0}, ("--time-limit", "0"), "time_limit", r"(?i)positive|0"),
+    # ---- assignment files for check ---------------------------------------------------------------
+    acase("assignment-unknown-source", entries({"source": "zz", "target": "b1", "amount": 1}),
+          "assignments[0].source", r"zz"),
+    acase("assignment-source-is-a-player",
+          entries(*LEGAL_ASSIGNMENT["assignments"], {"source": "B", "target": "a1", "amount": 1}),
+          "assignments[3].source", r"\bB\b.*creature|creature.*\bB\b"),
+    acase("assignment-unknown-target", entries({"source": "a1", "target": "nowhere", "amount": 4}),
+          "assignments[0].target", r"nowhere"),
+    acase("assignment-negative-amount",
+          entries({"source": "a1", "target": "b1", "amount": 6}, {"source": "a1", "target": "B", "amount": -2}),
+          "assignments[1].amount", r"(?i)negative|-2"),
+    acase("assignment-float-amount", entries({"source": "a1", "target": "b1", "amount": 2.5}),
+          "assignments[0].amount", r"(?i)integer"),
+    acase("assignment-string-amount", entries({"source": "a1", "target": "b1", "amount": "4"}),
+          "assignments[0].amount", r"(?i)integer"),
+    acase("assignment-bool-amount", entries({"source": "a1", "target": "b1", "amount": True}),
+          "assignments[0].amount", r"(?i)integer"),
+    acase("assignment-missing-amount", entries({"source": "a1", "target": "b1"}),
+          "assignments[0].amount", r"(?i)required|missing"),
+    acase("assignment-missing-target", entries({"source": "a1", "amount": 4}),
+          "assignments[0].target", r"(?i)required|missing"),
+    acase("assignment-missing-source",
+          entries(LEGAL_ASSIGNMENT["assignments"][0], {"target": "a1", "amount": 2}),
+          "assignments[1].source", r"(?i)required|missing"),
+    acase("assignment-unknown-field", entries({"source": "a1", "target": "b1", "amount": 4, "dmg": 4}),
+          "assignments[0].dmg", r"(?i)unknown|extra|not (permitted|allowed)"),
+    acase("assignment-bad-step", entries({"step": "second", "source": "a1", "target": "b1", "amount": 4}),
+          "assignments[0].step", r"second"),
+    acase("assignment-entry-not-object", entries("a1->b1"), "assignments[0]", r"(?i)object"),
+    acase("assignment-not-a-list", {"assignments": {"a1": 4}}, "assignments", r"(?i)list"),
+    acase("assignment-missing-top-level-key", {"assignment": []}, "assignments", r"(?i)missing|expected"),
+    acase("assignment-malformed-json", None, ("assignment", "assignments"), r"(?i)json",
+          raw=b'{"assignments": [{"source": "a1",'),
+]
+
+assert len({c.id for c in CASES}) == len(CASES)
+
+
+def params(cases: list[Case]) -> list[Any]:
+    out = []
+    for c in cases:
+        marks = [pytest.mark.xfail(reason=c.xfail, strict=True)] if c.xfail else []
+        out.append(pytest.param(c, id=c.id, marks=marks))
+    return out
+
+
+def write_board(case: Case, tmp_path: Path) -> Path:
+    path = tmp_path / "board.json"
+    if case.raw is not None:
+        path.write_bytes(case.raw)
+    else:
+        path.write_text(json.dumps(case.board), encoding="utf-8")
+    return path
+
+
+def write_assignment(case: Case, tmp_path: Path) -> Path:
+    path = tmp_path / "assignment.json"
+    if case.raw_assignment is not None:
+        path.write_bytes(case.raw_assignment)
+    else:
+        path.write_text(json.dumps(case.assignment), encoding="utf-8")
+    return path
+
+
+def cli_argv(case: Case, tmp_path: Path) -> list[str]:
+    board = str(write_board(case, tmp_path))
+    if case.kind == "assignment":
+        return ["check", board, str(write_assignment(case, tmp_path))]
+    return ["solve", board, "--format", "json", *case.cli_args]
+
+
+def assert_names_field(exc: InputError, case: Case) -> None:
+    assert isinstance(exc, ValueError)
+    assert type(exc) is case.exc, f"expected {case.exc.__name__}, got {type(exc).__name__}: {exc}"
+    assert exc.field in case.fields, f"field {exc.field!r} is not one of {case.fields}"
+    assert exc.field in str(exc)
+    assert re.search(case.problem, str(exc)), f"message {str(exc)!r} does not match {case.problem!r}"
+
+
+def test_the_base_board_and_assignment_are_valid() -> None:
+    board = load_board(base_board())
+    verdict = check(board, LEGAL_ASSIGNMENT)
+    assert verdict.legal, verdict.violations
+    result = solve(base_board())
+    assert result.status == "optimal"
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.raw_assignment is None]))
+def test_api_raises_typed_error_naming_the_field(case: Case, tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        if case.kind == "board":
+            load_board(str(write_board(case, tmp_path)) if case.raw is not None else copy.deepcopy(case.board))
+        elif case.kind == "request":
+            solve(copy.deepcopy(case.board), **case.request)
+        else:  # check() takes parsed data: malformed assignment JSON is the CLI's business
+            check(load_board(copy.deepcopy(case.board)), copy.deepcopy(case.assignment))
+    assert_names_field(info.value, case)
+
+
+BOARD_CASES = [c for c in CASES if c.kind == "board" and c.raw is None]
+
+
+@pytest.mark.parametrize("case", params(BOARD_CASES))
+def test_solve_api_raises_the_same_error_as_load_board(case: Case) -> None:
+    with pytest.raises(InputError) as info:
+        solve(copy.deepcopy(case.board))
+    assert_names_field(info.value, case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_cli_exits_2_with_one_line_naming_the_field(case: Case, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(cli_argv(case, tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 2, f"exit {code}, stderr {err!r}"
+    assert "Traceback" not in err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, f"expected one line on stderr, got {err!r}"
+    assert any(f in lines[0] for f in case.fields), f"{lines[0]!r} names none of {case.fields}"
+    assert re.search(case.problem, lines[0]), f"{lines[0]!r} does not match {case.problem!r}"
+    assert out == ""
+
+
+@pytest.mark.parametrize("case", params([c for c in BOARD_CASES if c.exc is not NotSupportedError][:12]))
+def test_cli_check_rejects_bad_boards_too(case: Case, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assignment = tmp_path / "assignment.json"
+    assignment.write_text(json.dumps(LEGAL_ASSIGNMENT), encoding="utf-8")
+    code = main(["check", str(write_board(case, tmp_path)), str(assignment)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert len(err.strip("\n").split("\n")) == 1 and any(f in err for f in case.fields)
+
+
+SUBPROCESS_CASES = ["malformed-json", "duplicate-creature-id", "blocking-non-attacker",
+                    "first-strike-attacker", "power-beyond-bound", "unknown-objective",
+                    "assignment-negative-amount"]
+
+
+def run_cli(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "optimizer", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SUBPROCESS_CASES]))
+def test_cli_subprocess_exits_2_with_one_line(case: Case, tmp_path: Path) -> None:
+    proc = run_cli(cli_argv(case, tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip("\n").split("\n")
+    assert len(lines) == 1, proc.stderr
+    assert any(f in lines[0] for f in case.fields)
+    assert proc.stdout == ""
+
+
+def test_cli_subprocess_malformed_json_on_stdin() -> None:
+    proc = run_cli(["solve", "-"], stdin='{"players": [')
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "board" in proc.stderr and "JSON" in proc.stderr
+
+
+ODD_FILES = {"file-not-utf8", "json-nested-too-deep", "integer-with-5000-digits"}
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.id in ODD_FILES]))
+def test_cli_subprocess_odd_files_exit_2_not_3(case: Case, tmp_path: Path) -> None:
+    proc = run_cli(["solve", str(write_board(case, tmp_path))])
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2, proc.stderr[:300]
+
+
+def test_cli_missing_board_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.json"
+    assert main(["solve", str(missing)]) == 2
+    _, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and "board" in err and "nope.json" in err
+
+
+def test_cli_missing_assignment_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(base_board()), encoding="utf-8")
+    assert main(["check", str(board), str(tmp_path / "nope.json")]) == 2
+    _, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and "assignment" in err and "nope.json" in err
+
+
+def test_cli_non_numeric_time_limit_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(base_board()), encoding="utf-8")
+    with pytest.raises(SystemExit) as info:  # argparse rejects it before main's body runs
+        main(["solve", str(board), "--time-limit", "soon"])
+    assert info.value.code == 2
+    _, err = capsys.readouterr()
+    assert "Traceback" not in err and "time-limit" in err
+
+
+def test_cli_error_is_one_line_even_if_the_field_name_has_a_newline(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = base_board()
+    board["bad\nfield"] = 1
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(board), encoding="utf-8")
+    assert main(["solve", str(path)]) == 2
+    _, err = capsys.readouterr()
+    assert len(err.strip("\n").split("\n")) == 1, err
+
+
+# --------------------------------------------------------------------------------------------------
+# Valid input in odd spellings is accepted
+# --------------------------------------------------------------------------------------------------
+def two_player(*creatures: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}], "creatures": list(creatures), **extra}
+
+
+@pytest.mark.parametrize("spelling", ["trample", "Trample", "TRAMPLE", "  trample "])
+def test_trample_spellings_trample_over(spelling: str) -> None:
+    # 4/3 trampler blocked by an undamaged 1/1: lethal is 1, so 3 can trample over (702.19b).
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 4, "toughness": 3, "keywords": [spelling], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1"]})
+    result = solve(board, objective=["player_damage"])
+    assert result.objective == {"player_damage": 3}
+    assert result.warnings == ()
+
+
+@pytest.mark.parametrize("spelling", ["Trample over planeswalkers", "trample_over_planeswalkers",
+                                      "Trample-Over-Planeswalkers", "TRAMPLE over_PLANESWALKERS"])
+def test_trample_over_planeswalkers_spellings(spelling: str) -> None:
+    # 3 power at a 1-loyalty planeswalker, unblocked: 1 to it, 2 past it to its controller (702.19c).
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 3, "toughness": 3, "keywords": [spelling], "attacking": "pw"},
+        planeswalkers=[{"id": "pw", "controller": "B", "loyalty": 1}])
+    result = solve(board, objective=["player_damage", "loyalty"])
+    assert result.objective == {"player_damage": 2, "loyalty": 1}
+    assert "pw" in result.outcome.destroyed
+    assert result.warnings == ()
+
+
+@pytest.mark.parametrize("spelling", ["Deathtouch", "DEATHTOUCH", "deathtouch "])
+def test_deathtouch_spelling(spelling: str) -> None:
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "keywords": [spelling], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 1, "toughness": 6, "blocking": ["a1"]})
+    result = solve(board, objective=["kills"])
+    assert result.objective == {"kills": 1}
+
+
+@pytest.mark.parametrize("spelling", ["double_strike", "Double Strike", "first-strike", "First strike"])
+def test_strike_keywords_on_a_creature_not_in_combat_are_fine(spelling: str) -> None:
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+        {"id": "home", "controller": "A", "power": 3, "toughness": 3, "keywords": [spelling]},
+        {"id": "b9", "controller": "B", "power": 3, "toughness": 3, "keywords": [spelling]})
+    result = solve(board, objective=["player_damage"])
+    assert result.status == "optimal"
+    assert result.objective == {"player_damage": 2}
+
+
+@pytest.mark.parametrize("spelling", ["Toxic 2", "toxic 2", "TOXIC_2", "toxic-2"])
+def test_toxic_keyword_equals_toxic_field(spelling: str) -> None:
+    attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B"}
+    with_keyword = two_player(dict(attacker, keywords=[spelling]))
+    with_field = two_player(dict(attacker, toxic=2))
+    objective = ["poison", "player_damage"]
+    r1 = solve(with_keyword, objective=objective)
+    r2 = solve(with_field, objective=objective)
+    # 1 combat damage to B, and toxic 2 gives 2 poison counters (702.164c)
+    assert r1.objective == r2.objective == {"poison": 2, "player_damage": 1}
+    assert r1.outcome.to_dict() == r2.outcome.to_dict()
+    assert r1.outcome.players["B"].poison == 2
+    assert load_board(with_keyword).creature("a1").toxic == 2
+
+
+def test_other_keywords_warn_and_do_not_change_the_answer() -> None:
+    def board(extra: list[str]) -> dict[str, Any]:
+        return two_player(
+            {"id": "a1", "controller": "A", "power": 4, "toughness": 3, "attacking": "B",
+             "keywords": ["trample", *extra]},
+            {"id": "b1", "controller": "B", "power": 2, "toughness": 3, "damage": 1, "blocking": ["a1"],
+             "keywords": ["Reach"] if extra else []},
+            {"id": "a2", "controller": "A", "power": 1, "toughness": 1, "attacking": "B",
+             "keywords": ["menace"] if extra else []})
+    plain = solve(board([]))
+    odd = solve(board(["Flying", "vigilance"]))
+    assert plain.warnings == ()
+    assert plain.to_dict() | {"warnings": []} == odd.to_dict() | {"warnings": []}
+    text = " ".join(odd.warnings).lower()
+    for keyword in ("flying", "vigilance", "reach", "menace"):
+        assert keyword in text, odd.warnings
+    assert odd.to_dict()["warnings"] == list(odd.warnings)
+    # b1 needs 2 more for lethal; the rest (2) tramples over, plus a2's 1 unblocked
+    assert plain.objective["player_damage"] == 3
+
+
+def test_indestructible_creature_may_have_lethal_damage_marked() -> None:
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "damage": 5,
+         "keywords": ["Indestructible"]})
+    result = solve(board, objective=["player_damage"])
+    assert result.objective == {"player_damage": 2}
+
+
+def test_numbers_at_the_bound_are_accepted() -> None:
+    m = MAX_NUMBER
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": m, "toughness": m, "damage": m - 1, "value": m, "toxic": m,
+         "keywords": ["trample"], "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": -m, "toughness": m, "value": -m, "blocking": ["a1"]})
+    board["players"][1]["life"] = m
+    result = solve(board, objective=["player_damage", "kills"])
+    # lethal for b1 is m, exactly a1's power: nothing is left to trample over
+    assert result.objective == {"player_damage": 0, "kills": 1}
