@@ -1,9 +1,10 @@
 """Exhaustive reference solver for small boards: the project's "perft".
 
-Plays combat damage assignment as the game the rules describe: players announce in turn order,
-the active player first (510.1), each seeing the earlier announcements; the deciding player
-maximizes its objective tuple, every other player minimizes it. Every candidate split of every
-creature's power is tried and judged by the independent checker. Exponential: small boards only.
+Plays combat damage assignment as the game the rules describe: in each damage step (510.4)
+players announce in turn order, the active player first (510.1), each seeing every earlier
+announcement, including the first-strike step's results; the deciding player maximizes its
+objective tuple, every other player minimizes it. Every candidate split of every creature's power
+is tried and judged by the independent checker. Exponential: small boards only.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Iterator, Sequence
 
 from .assignment import Assignment, Step, normalize
 from .board import Board, ObjectId
-from .check import violations
+from .check import step_violations
 from .objectives import objective_values
-from .rules import deal_damage, recipients
+from .rules import board_after_first_strike, damage_steps, deal_damage, recipients, resolve_combat
 
 
 @dataclass(frozen=True)
@@ -37,50 +38,60 @@ def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-def creature_options(board: Board, creature_id: ObjectId) -> list[tuple[Assignment, ...]]:
+def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGULAR) -> list[tuple[Assignment, ...]]:
     """Every split of the creature's power among its possible recipients (legality not yet judged)."""
     creature = board.creature(creature_id)
-    targets = sorted(recipients(board, creature))
+    targets = sorted(recipients(board, creature, step))
     if not targets:
         return [()]
-    return [tuple(Assignment(Step.REGULAR, creature_id, t, n) for t, n in zip(targets, split) if n)
+    return [tuple(Assignment(step, creature_id, t, n) for t, n in zip(targets, split) if n)
             for split in splits(creature.power, len(targets))]
 
 
-def player_options(board: Board, player: ObjectId,
+def player_options(board: Board, player: ObjectId, step: Step,
                    announced: tuple[Assignment, ...]) -> list[tuple[Assignment, ...]]:
-    """``player``'s legal joint assignments given what was announced before it (510.1e)."""
+    """``player``'s legal joint assignments in ``step`` given what was announced before it (510.1e).
+
+    ``board`` is the board as the step begins; ``announced`` holds this step's earlier announcements.
+    """
     own = [c.id for c in board.combatants if c.controller == player]
     options = []
-    for combo in product(*(creature_options(board, c) for c in own)):
+    for combo in product(*(creature_options(board, c, step) for c in own)):
         mine = tuple(a for part in combo for a in part)
-        bad = [v for v in violations(board, normalize(announced + mine)) if v.source in own]
+        bad = [v for v in step_violations(board, step, normalize(announced + mine)) if v.source in own]
         if not bad:
             options.append(mine)
     return options
 
 
 def count_leaves(board: Board) -> int:
-    """An upper bound on the number of complete lines the search visits (before legality)."""
+    """A rough size of the search: product of every creature's split count over the steps it uses."""
     total = 1
-    for c in board.combatants:
-        total *= len(creature_options(board, c.id))
+    for step in damage_steps(board):
+        for c in board.combatants:
+            total *= len(creature_options(board, c.id, step))
     return total
 
 
 def brute_force(board: Board, player: ObjectId, objective: Sequence[str]) -> BruteForceResult:
-    """The max-min value of ``objective`` for ``player``, by exhaustive search."""
+    """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps."""
     order = board.turn_order()
+    steps = damage_steps(board)
 
-    def search(level: int, announced: tuple[Assignment, ...]) -> BruteForceResult:
+    def search(current: Board, step_index: int, level: int, announced: tuple[Assignment, ...],
+               history: tuple[Assignment, ...]) -> BruteForceResult:
+        step = steps[step_index]
         if level == len(order):
-            line = normalize(announced)
-            outcome = deal_damage(board, line)
-            values = objective_values(board, outcome, player, objective)
+            if step_index + 1 < len(steps):
+                later = board_after_first_strike(current, deal_damage(current, normalize(announced)))
+                if later is not None:
+                    return search(later, step_index + 1, 0, (), history + announced)
+            line = normalize(history + announced)
+            values = objective_values(board, resolve_combat(board, line), player, objective)
             return BruteForceResult(tuple(values[name] for name in objective), line)
-        options = player_options(board, order[level], announced)
-        results = [search(level + 1, announced + option) for option in options]
+        options = player_options(current, order[level], step, announced)
+        results = [search(current, step_index, level + 1, announced + option, history) for option in options]
         pick = max if order[level] == player else min
         return pick(results, key=lambda r: r.value)
 
-    return search(0, ())
+    return search(board, 0, 0, (), ())

@@ -12,7 +12,8 @@ from typing import Any, Iterable
 
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Keyword, ObjectId
-from .rules import Outcome, Route, deal_damage, is_present, lethal_needed, recipients, tramples
+from .rules import (Outcome, Route, assigns_in, board_after_first_strike, damage_steps, deal_damage,
+                    is_present, lethal_needed, recipients, resolve_combat, tramples)
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,13 @@ class Violation:
     rule: str
     source: ObjectId
     message: str
+    step: Step = Step.REGULAR
 
     def __str__(self) -> str:
         return f"{self.rule}: {self.message}"
 
     def to_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "source": self.source, "message": self.message}
+        return {"rule": self.rule, "source": self.source, "message": self.message, "step": self.step.value}
 
 
 @dataclass(frozen=True)
@@ -50,52 +52,84 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
     else:
         parsed = normalize(assignments)
     found = violations(board, parsed)
-    outcome = None if found else deal_damage(board, parsed)
+    outcome = None if found else resolve_combat(board, parsed)
     return CheckResult(not found, tuple(found), outcome)
 
 
 def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violation]:
-    """Every rule the (normalized) assignment breaks; empty if it is legal."""
+    """Every rule the (normalized) assignment breaks, step by step (510.4); empty if it is legal.
+
+    The regular step is judged on the board the first-strike step leaves behind, so a first-strike
+    step that is illegal leaves the regular step unjudged.
+    """
+    first = tuple(a for a in assignments if a.step is Step.FIRST_STRIKE)
+    regular = tuple(a for a in assignments if a.step is Step.REGULAR)
+    if damage_steps(board) == (Step.REGULAR,):
+        out = [Violation("510.4", a.source, f"{a.source} assigns damage in the first-strike step, but no "
+                         "creature in combat has first strike or double strike, so there is only one "
+                         "combat damage step", Step.FIRST_STRIKE) for a in first]
+        return out + step_violations(board, Step.REGULAR, regular)
+    out = step_violations(board, Step.FIRST_STRIKE, first)
+    if out:
+        return out
+    later = board_after_first_strike(board, deal_damage(board, first))
+    if later is None:
+        return [Violation("510.4", a.source, f"{a.source} assigns damage in the regular step, but the game "
+                          "ended after the first-strike step (704.5a, 704.5c, 704.6c)") for a in regular]
+    return step_violations(later, Step.REGULAR, regular)
+
+
+def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...]) -> list[Violation]:
+    """Violations of one damage step's assignment on the board as that step begins."""
+    def violation(rule: str, source: ObjectId, message: str) -> Violation:
+        return Violation(rule, source, message, step)
+
     out: list[Violation] = []
-    for a in assignments:
-        if a.step is Step.FIRST_STRIKE:
-            out.append(Violation("510.4", a.source, f"{a.source} assigns damage in the first-strike step, but no "
-                                 "creature in combat has first strike or double strike, so there is only one "
-                                 "combat damage step"))
-    regular = [a for a in assignments if a.step is Step.REGULAR]
     by_source: dict[ObjectId, dict[ObjectId, int]] = {}
-    for a in regular:
+    for a in assignments:
+        if not board.is_creature(a.source):
+            out.append(violation("510.4", a.source, f"{a.source} left the battlefield in the first-strike "
+                                 "step, so it assigns no damage in the regular step"))
+            continue
         by_source.setdefault(a.source, {})[a.target] = a.amount
     for source_id in by_source:
-        if not board.creature(source_id).in_combat:
-            out.append(Violation("510.1", source_id, f"{source_id} is neither attacking nor blocking, "
+        source = board.creature(source_id)
+        if not source.in_combat:
+            out.append(violation("510.1", source_id, f"{source_id} is neither attacking nor blocking, "
                                  "so it assigns no combat damage"))
+        elif not assigns_in(board, source, step):
+            why = ("has neither first strike nor double strike" if step is Step.FIRST_STRIKE
+                   else "has first strike without double strike and already dealt its damage")
+            out.append(violation("510.4", source_id, f"{source_id} {why}, so it assigns no combat damage "
+                                 f"in the {step.value.replace('_', '-')} step"))
 
     incoming: dict[ObjectId, int] = {}
     deathtouch_in: dict[ObjectId, bool] = {}
-    for a in regular:
+    for a in assignments:
+        if not board.is_creature(a.source):
+            continue
         incoming[a.target] = incoming.get(a.target, 0) + a.amount
         if board.creature(a.source).has(Keyword.DEATHTOUCH):
             deathtouch_in[a.target] = True
 
     for creature in board.combatants:
         given = by_source.get(creature.id, {})
-        legal = recipients(board, creature)
+        legal = recipients(board, creature, step)
         total = sum(given.values())
         for target, amount in given.items():
-            if target not in legal:
-                out.append(Violation(_recipient_rule(board, creature, target), creature.id,
+            if target not in legal and assigns_in(board, creature, step):
+                out.append(violation(_recipient_rule(board, creature, target), creature.id,
                                      f"{creature.id} cannot assign combat damage to {target}"
                                      f"{_recipient_reason(board, creature, target)}"))
         expected = creature.power if legal else 0
-        if total != expected:
+        if total != expected and assigns_in(board, creature, step):
             if not legal:
                 why = ("its power is 0 or less (510.1a)" if creature.power <= 0
                        else "it has nothing to assign damage to (510.1b-c, 506.4c)")
-                out.append(Violation("510.1a", creature.id,
+                out.append(violation("510.1a", creature.id,
                                      f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
             else:
-                out.append(Violation("510.1a", creature.id, f"{creature.id} has power {creature.power} and must "
+                out.append(violation("510.1a", creature.id, f"{creature.id} has power {creature.power} and must "
                                      f"assign all of it, but assigns {total}"))
         past = {t: n for t, n in given.items() if legal.get(t) in (Route.ATTACKED, Route.CONTROLLER)}
         if creature.is_attacking and tramples(creature) and any(past.values()):
@@ -105,7 +139,7 @@ def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violat
                 if need > 0:
                     have = incoming.get(blocker_id, 0)
                     full = blocker.toughness - blocker.damage
-                    out.append(Violation("702.19b", creature.id, (
+                    out.append(violation("702.19b", creature.id, (
                         f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
                         f"has {have} of the {full} lethal damage it needs (toughness {blocker.toughness}, "
                         f"{blocker.damage} already marked; all creatures' assigned damage counted)")))
@@ -115,7 +149,7 @@ def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violat
             loyalty = board.get(target).loyalty  # type: ignore[union-attr]
             have = incoming.get(target, 0)
             if have < loyalty:
-                out.append(Violation("702.19c", creature.id, (
+                out.append(violation("702.19c", creature.id, (
                     f"{creature.id} assigns {controller_damage} damage to {board.controller_of(target)} past "
                     f"planeswalker {target}, but {target} is assigned {have} of its {loyalty} loyalty")))
     return out

@@ -11,8 +11,10 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Mapping
 
-from .assignment import Assignment
-from .board import Board, Creature, Keyword, ObjectId
+from dataclasses import replace
+
+from .assignment import Assignment, Step
+from .board import Battle, Board, Creature, Keyword, ObjectId, Planeswalker, Player
 
 
 class Route(str, Enum):
@@ -31,18 +33,41 @@ def tramples(creature: Creature) -> bool:
     return creature.has(Keyword.TRAMPLE) or creature.has(Keyword.TRAMPLE_OVER_PLANESWALKERS)
 
 
+def has_first_strike(creature: Creature) -> bool:
+    return creature.has(Keyword.FIRST_STRIKE) or creature.has(Keyword.DOUBLE_STRIKE)
+
+
+def damage_steps(board: Board) -> tuple[Step, ...]:
+    """510.4: two combat damage steps if a creature in combat has first strike or double strike."""
+    if not board.first_strike_step_done and any(has_first_strike(c) for c in board.combatants):
+        return (Step.FIRST_STRIKE, Step.REGULAR)
+    return (Step.REGULAR,)
+
+
+def assigns_in(board: Board, creature: Creature, step: Step) -> bool:
+    """510.4, 702.4b, 702.7b: who assigns combat damage in ``step``."""
+    if step is Step.FIRST_STRIKE:
+        return has_first_strike(creature)
+    if board.first_strike_step_done:
+        return creature.has(Keyword.DOUBLE_STRIKE) or not creature.has(Keyword.FIRST_STRIKE)
+    return Step.FIRST_STRIKE not in damage_steps(board)
+
+
 def is_present(board: Board, object_id: ObjectId) -> bool:
-    """Whether an attacked object is still in combat (506.4c): players always are."""
+    """Whether an attacked object is still in combat (506.4c) and its player still in the game."""
     obj = board.get(object_id)
-    return obj is not None and not getattr(obj, "removed_from_combat", False)
+    if obj is None or getattr(obj, "removed_from_combat", False):
+        return False
+    return board.player(board.controller_of(object_id) if not isinstance(obj, Battle)
+                        else obj.protector).in_game
 
 
-def recipients(board: Board, creature: Creature) -> dict[ObjectId, Route]:
-    """Everything ``creature`` could legally assign combat damage to, before lethal requirements.
+def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR) -> dict[ObjectId, Route]:
+    """Everything ``creature`` could legally assign combat damage to in ``step``, before lethal.
 
-    510.1b-d, 506.4c, 702.19b-f. Empty if it assigns no combat damage at all.
+    510.1b-d, 506.4c, 510.4, 702.19b-f. Empty if it assigns no combat damage at all.
     """
-    if creature.power <= 0:  # 510.1a
+    if creature.power <= 0 or not assigns_in(board, creature, step):  # 510.1a, 510.4
         return {}
     if creature.is_blocking:  # 510.1d
         return {a: Route.CREATURE for a in creature.blocking}
@@ -55,7 +80,9 @@ def recipients(board: Board, creature: Creature) -> dict[ObjectId, Route]:
     if is_present(board, target):
         out[target] = Route.ATTACKED
     if creature.has(Keyword.TRAMPLE_OVER_PLANESWALKERS) and board.is_planeswalker(target):
-        out[board.controller_of(target)] = Route.CONTROLLER  # 702.19c, 702.19e
+        controller = board.controller_of(target)
+        if board.player(controller).in_game:
+            out[controller] = Route.CONTROLLER  # 702.19c, 702.19e
     return out
 
 
@@ -186,3 +213,73 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
     }
     return Outcome(MappingProxyType(players), MappingProxyType(loyalty), MappingProxyType(defense),
                    MappingProxyType(creatures), tuple(destroyed))
+
+
+def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
+    """The board for the regular damage step after the first-strike step's damage and SBAs (510.4).
+
+    Destroyed creatures are gone (blocked attackers stay blocked, 509.1h); -1/-1 counters lower power
+    and toughness; marked damage stays. A planeswalker or battle that left is removed from combat
+    (506.4c). A player who lost leaves the game with everything they control (800.4a); if at most one
+    player is left the game is over and there is no second step (None).
+    """
+    lost = {pid for pid, p in outcome.players.items() if p.lost}
+    if len([p for p in board.players if p.in_game and p.id not in lost]) <= 1:
+        return None
+    gone = set(outcome.destroyed)
+    creatures = []
+    for c in board.creatures:
+        if c.id in gone or c.controller in lost:
+            continue
+        if c.id in outcome.creatures:
+            o = outcome.creatures[c.id]
+            c = replace(c, power=c.power - o.minus_counters, toughness=c.toughness - o.minus_counters,
+                        damage=o.damage)
+        creatures.append(c)
+    present = {c.id for c in creatures}
+    creatures = [replace(c, blocking=tuple(a for a in c.blocking if a in present)) for c in creatures]
+    players = tuple(Player(p.id, outcome.players[p.id].life, outcome.players[p.id].poison,
+                           outcome.players[p.id].commander_damage, p.in_game and p.id not in lost)
+                    for p in board.players)
+    planeswalkers = tuple(
+        replace(w, loyalty=outcome.planeswalkers[w.id],
+                removed_from_combat=w.removed_from_combat or w.id in gone or w.controller in lost)
+        for w in board.planeswalkers)
+    battles = tuple(
+        replace(b, defense=outcome.battles[b.id],
+                removed_from_combat=b.removed_from_combat or b.id in gone or b.protector in lost)
+        for b in board.battles)
+    return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
+                 first_strike_step_done=True)
+
+
+def _combine(board: Board, first: Outcome, second: Outcome) -> Outcome:
+    """The whole combat's outcome from the two steps' outcomes (``second`` is on the later board)."""
+    players = {
+        pid: PlayerOutcome(life=o2.life, poison=o2.poison, commander_damage=o2.commander_damage,
+                           damage_taken=first.players[pid].damage_taken + o2.damage_taken,
+                           life_gained=first.players[pid].life_gained + o2.life_gained,
+                           lost=first.players[pid].lost or o2.lost)
+        for pid, o2 in second.players.items()
+    }
+    creatures = {}
+    for c in board.combatants:
+        o1 = first.creatures[c.id]
+        o2 = second.creatures.get(c.id)
+        creatures[c.id] = o1 if o2 is None else CreatureOutcome(
+            o2.damage, o1.minus_counters + o2.minus_counters, o2.deathtouched, o2.destroyed)
+    destroyed = first.destroyed + tuple(d for d in second.destroyed if d not in first.destroyed)
+    return Outcome(MappingProxyType(players), second.planeswalkers, second.battles,
+                   MappingProxyType(creatures), destroyed)
+
+
+def resolve_combat(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
+    """Both damage steps (510.4) with SBAs after each; assumes every step's assignment is legal."""
+    if damage_steps(board) == (Step.REGULAR,):
+        return deal_damage(board, tuple(a for a in assignments if a.step is Step.REGULAR))
+    first = deal_damage(board, tuple(a for a in assignments if a.step is Step.FIRST_STRIKE))
+    later = board_after_first_strike(board, first)
+    if later is None:
+        return first
+    second = deal_damage(later, tuple(a for a in assignments if a.step is Step.REGULAR))
+    return _combine(board, first, second)
