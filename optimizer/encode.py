@@ -1,194 +1,374 @@
-"""CP-SAT encoding of one player's combat damage assignment in one damage step.
+"""CP-SAT encoding of combat damage: both damage steps, their state-based actions, and the objective.
 
-Variables ``x[source, recipient]`` are the damage each of the player's creatures assigns to each
-recipient it may reach. Constraints are 510.1a-d (all power, to legal recipients only) and
-702.19b-f (trample past lethal only, trample over planeswalkers past loyalty only). Objective
-terms (the deciding player's objectives, restricted to what this player's damage changes) are
-linear expressions over the damage and over reified death/loss indicators (120.3, 704.5).
+Variables ``x[source, recipient]`` are the damage a creature assigns in a step. Constraints are
+510.1a-d (all power, to legal recipients only), 702.19b-f (trample past lethal only, trample over
+planeswalkers past loyalty only) and 510.4 (who assigns in which step). Between the steps the
+state is symbolic: reified indicators say which creatures died (704.5f-h), which planeswalkers and
+battles left (704.5i/v) and which players lost (704.5a/c, 704.6c), and the second step's
+participants, powers, recipients and lethal thresholds are expressions of that state.
 
-This module derives everything it needs from the board itself and shares no code with the rules
-layer's checker or brute-force enumerator, which are what the tests hold it against.
+A :class:`CombatModel` holds one CP-SAT model into which any number of *scenarios* can be built:
+copies of the combat that share some players' first-step variables and differ in the others'
+choices. Each scenario reports its objective split into *parts*, one per player whose damage
+decides it (attackers' fates are decided by their defending player's blockers, everything else
+by the active player's attackers), so that callers can maximize the deciding player's parts and
+minimize everyone else's.
+
+This module derives everything from the board itself and shares no code with the rules layer's
+checker or brute-force enumerator, which are what the tests hold it against.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from itertools import count
+from typing import Mapping, Sequence, Union
 
 from ortools.sat.python import cp_model
 
 from .assignment import Assignment, Step
 from .board import Board, Creature, Keyword, ObjectId
 
-LinearExpr = cp_model.LinearExprT
+Expr = Union[cp_model.LinearExprT, int]
+Cell = tuple[ObjectId, ObjectId]
+"""(source creature, recipient)."""
+PartKey = Union[ObjectId, tuple[ObjectId, int]]
+"""A player id, or (player id, policy index) for a player whose second step follows a policy."""
+
+CREATURE, ATTACKED, CONTROLLER = "creature", "attacked", "controller"
 
 
-@dataclass
-class Term:
-    """A linear objective term with known bounds: ``constant + sum(coef * var)``."""
-
-    parts: list[tuple[int, LinearExpr]] = field(default_factory=list)
-    lo: int = 0
-    hi: int = 0
-
-    def add(self, coef: int, var: LinearExpr, var_lo: int, var_hi: int) -> None:
-        self.parts.append((coef, var))
-        self.lo += min(coef * var_lo, coef * var_hi)
-        self.hi += max(coef * var_lo, coef * var_hi)
-
-    def expr(self) -> LinearExpr:
-        return sum((coef * var for coef, var in self.parts), 0)
+def _is_const(e: Expr) -> bool:
+    return isinstance(e, int)
 
 
-@dataclass
-class SideModel:
-    """A CP-SAT model of ``assigner``'s choices, scored by ``decider``'s objectives."""
-
-    model: cp_model.CpModel
-    assigner: ObjectId
-    maximize: bool
-    damage: dict[tuple[ObjectId, ObjectId], LinearExpr]
-    """x[source, recipient]: an IntVar, or an int when the source has a single recipient."""
-    terms: dict[str, Term]
-    hint: dict[tuple[ObjectId, ObjectId], int]
-    """A legal assignment (each source's power to its first recipient), for hints and fallbacks."""
-
-    @property
-    def has_choice(self) -> bool:
-        return any(not isinstance(v, int) for v in self.damage.values())
-
-    def assignments(self, values: dict[tuple[ObjectId, ObjectId], int]) -> list[Assignment]:
-        return [Assignment(Step.REGULAR, s, r, n) for (s, r), n in values.items() if n > 0]
+def first_striker(c: Creature) -> bool:
+    return Keyword.FIRST_STRIKE in c.keywords or Keyword.DOUBLE_STRIKE in c.keywords
 
 
 def _tramples(c: Creature) -> bool:
     return Keyword.TRAMPLE in c.keywords or Keyword.TRAMPLE_OVER_PLANESWALKERS in c.keywords
 
 
-def _attacked_present(board: Board, target: ObjectId) -> bool:
-    obj = board.get(target)
-    return not getattr(obj, "removed_from_combat", False)
+@dataclass
+class Term:
+    """A linear objective term: ``sum(coef * expr)``."""
+
+    parts: list[tuple[int, Expr]] = field(default_factory=list)
+
+    def add(self, coef: int, expr: Expr) -> None:
+        if coef and not (_is_const(expr) and expr == 0):
+            self.parts.append((coef, expr))
+
+    def expr(self) -> Expr:
+        return sum((coef * e for coef, e in self.parts), 0)
 
 
-def reachable(board: Board, c: Creature) -> tuple[list[ObjectId], list[ObjectId], ObjectId | None]:
-    """(creatures, beyond, controller) ``c`` may assign damage to.
+@dataclass
+class Scenario:
+    """One copy of the combat: its variables and its objective parts (objective name -> Term)."""
 
-    ``beyond`` holds what it attacks when reachable (unblocked, or trample past lethal); ``controller``
-    is the attacked planeswalker's controller for trample over planeswalkers.
-    """
-    if c.power <= 0:
-        return [], [], None
-    if c.blocking:
-        return list(c.blocking), [], None
-    if c.attacking is None:
-        return [], [], None
-    creatures = list(board.blockers_of(c.id))
-    if c.blocked and not _tramples(c):
-        return creatures, [], None
-    beyond = [c.attacking] if _attacked_present(board, c.attacking) else []
-    controller = None
-    if Keyword.TRAMPLE_OVER_PLANESWALKERS in c.keywords and board.is_planeswalker(c.attacking):
-        controller = board.controller_of(c.attacking)
-    return creatures, beyond, controller
+    cells: dict[tuple[Step, ObjectId, ObjectId], Expr]
+    """Damage of every source in both steps (policy copies excluded)."""
+    policy_cells: dict[tuple[ObjectId, int], dict[Cell, Expr]]
+    """Second-step damage of each policy-driven player under each of its policies."""
+    parts: dict[PartKey, dict[str, Term]]
 
 
-def encode_side(board: Board, assigner: ObjectId, decider: ObjectId, objective: Sequence[str]) -> SideModel:
-    """Build the model of ``assigner``'s damage; maximize if it is the decider, else minimize."""
-    model = cp_model.CpModel()
-    sources = [c for c in board.creatures if c.controller == assigner and (c.attacking or c.blocking)]
-    damage: dict[tuple[ObjectId, ObjectId], LinearExpr] = {}
-    hint: dict[tuple[ObjectId, ObjectId], int] = {}
-    incoming: dict[ObjectId, list[tuple[Creature, LinearExpr]]] = {}
-    reach: dict[ObjectId, tuple[list[ObjectId], list[ObjectId], ObjectId | None]] = {}
+class CombatModel:
+    """A CP-SAT model of a board's combat damage, scored by ``decider``'s objectives."""
 
-    for s in sources:
-        creatures, beyond, controller = reach[s.id] = reachable(board, s)
-        targets = creatures + beyond + ([controller] if controller else [])
-        if not targets:
-            continue
+    def __init__(self, board: Board, decider: ObjectId, objective: Sequence[str]) -> None:
+        self.board = board
+        self.decider = decider
+        self.objective = tuple(objective)
+        self.model = cp_model.CpModel()
+        self.combatants = [c for c in board.creatures if c.attacking is not None or c.blocking]
+        self.two_steps = any(first_striker(c) for c in self.combatants)
+        self._ids = count()
+
+    # --- who assigns what, where ------------------------------------------------------------------
+    def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
+        """Everything ``c`` could ever assign damage to, with the route (510.1b-d, 702.19)."""
+        if c.power <= 0:  # 510.1a
+            return []
+        if c.blocking:
+            return [(a, CREATURE) for a in c.blocking]
+        if c.attacking is None:
+            return []
+        out = [(b, CREATURE) for b in self.board.blockers_of(c.id)]
+        if c.blocked and not _tramples(c):
+            return out
+        attacked = self.board.get(c.attacking)
+        if not getattr(attacked, "removed_from_combat", False):
+            out.append((c.attacking, ATTACKED))
+        if Keyword.TRAMPLE_OVER_PLANESWALKERS in c.keywords and self.board.is_planeswalker(c.attacking):
+            out.append((self.board.controller_of(c.attacking), CONTROLLER))
+        return out
+
+    def sources(self, step: Step) -> list[Creature]:
+        """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
+        if step is Step.FIRST_STRIKE:
+            return [c for c in self.combatants if first_striker(c) and c.power > 0 and self.targets(c)]
+        if not self.two_steps:
+            return [c for c in self.combatants if self.targets(c)]
+        return [c for c in self.combatants if self.targets(c)
+                and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
+
+    def damaged_by(self, object_id: ObjectId) -> ObjectId:
+        """The player whose creatures decide ``object_id``'s fate: attackers by their defending player."""
+        obj = self.board.get(object_id)
+        if isinstance(obj, Creature) and obj.attacking is not None:
+            return self.board.defending_player(obj.attacking)
+        return self.board.active_player
+
+    def has_choice(self, c: Creature) -> bool:
+        """Whether ``c`` could ever have two recipients to divide its damage among."""
+        return len(self.targets(c)) >= 2
+
+    # --- first step -------------------------------------------------------------------------------
+    def first_step_cells(self, sources: Sequence[Creature],
+                         fixed: Mapping[Cell, int] | None = None) -> dict[Cell, Expr]:
+        """First-strike damage of ``sources``: free variables, or the constants of ``fixed``."""
+        cells: dict[Cell, Expr] = {}
+        for s in sources:
+            targets = [t for t, _ in self.targets(s)]
+            if fixed is not None:
+                for t in targets:
+                    cells[(s.id, t)] = fixed.get((s.id, t), 0)
+            elif len(targets) == 1:
+                cells[(s.id, targets[0])] = s.power
+            else:
+                row = [self._int(0, s.power, f"x1[{s.id},{t}]") for t in targets]
+                self.model.add(sum(row) == s.power)  # 510.1a
+                cells.update({(s.id, t): v for t, v in zip(targets, row)})
+        return cells
+
+    def first_step_trample(self, cells: Mapping[Cell, Expr]) -> None:
+        """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage."""
+        for s in self.sources(Step.FIRST_STRIKE):
+            if s.attacking is not None:
+                self._trample(s, cells, present=lambda x: 1, incoming=lambda x: _sum_to(cells, x),
+                              pw_before=lambda w: 0)
+
+    # --- a scenario -------------------------------------------------------------------------------
+    def scenario(self, first: Mapping[Cell, Expr], free: set[ObjectId],
+                 policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> Scenario:
+        """Build the state after ``first`` (first-step damage of every source), the second step with
+        ``free`` players' damage as variables and each other player's damage following each of its
+        ``policies`` (None: every creature puts all its damage on its first available recipient;
+        a mapping: that assignment for each creature for which it is legal, else the default),
+        and the objective parts.
+        """
+        b = self.board
+        st = _State(self, first)
+        copies: dict[PartKey, dict[Cell, Expr]] = {}
+        for p in b.players:
+            if p.id in free:
+                copies[p.id] = {}
+            else:
+                copies.update({(p.id, j): {} for j in range(len(policies.get(p.id, [None])))})
+        for s in self.sources(Step.REGULAR):
+            targets = self.targets(s)
+            power = st.effective_power(s)
+            if s.controller in free:
+                copies[s.controller].update(self._free_cells(s, targets, power, st))
+            else:
+                for j, policy in enumerate(policies.get(s.controller, [None])):
+                    copies[(s.controller, j)].update(self._policy_cells(s, targets, power, st, policy))
+        # trample in the second step (attackers are always free)
+        attacker_cells = copies.get(b.active_player, {})
+        for s in self.sources(Step.REGULAR):
+            if s.attacking is not None and s.controller in free:
+                self._trample(s, attacker_cells, present=st.present,
+                              incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
+                              pw_before=lambda w: st.pw_damage[w])
+        parts: dict[PartKey, dict[str, Term]] = {}
+        for key, cells in copies.items():
+            parts[key] = self._terms(st, cells, key if isinstance(key, str) else key[0])
+        all_cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in first.items()}
+        for key, cells in copies.items():
+            if isinstance(key, str):
+                all_cells.update({(Step.REGULAR, s, t): v for (s, t), v in cells.items()})
+        policy_cells = {k: v for k, v in copies.items() if not isinstance(k, str)}
+        return Scenario(all_cells, policy_cells, parts)  # type: ignore[arg-type]
+
+    def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
+                    st: "_State") -> dict[Cell, Expr]:
         if len(targets) == 1:
-            cells: list[LinearExpr] = [s.power]
-        else:
-            cells = [model.new_int_var(0, s.power, f"x[{s.id},{t}]") for t in targets]
-            model.add(sum(cells) == s.power)  # 510.1a: all of its power
-        for t, cell in zip(targets, cells):
-            damage[(s.id, t)] = cell
-            hint[(s.id, t)] = s.power if t == targets[0] else 0
-            incoming.setdefault(t, []).append((s, cell))
+            return {(s.id, targets[0][0]): power}  # effective power is 0 when it is not available
+        row = {}
+        for t, _ in targets:
+            v = self._int(0, s.power, f"x2[{s.id},{t}]")
+            self._zero_unless(v, st.available(t))
+            row[(s.id, t)] = v
+        self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
+        return row
 
-    def total_in(target: ObjectId) -> LinearExpr:
-        return sum((cell for _, cell in incoming.get(target, [])), 0)
+    def _policy_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
+                      st: "_State", policy: Mapping[Cell, int] | None) -> dict[Cell, Expr]:
+        if len(targets) == 1:
+            return {(s.id, targets[0][0]): power}
+        default: dict[Cell, Expr] = {}
+        none_before: Expr = 1
+        for t, _ in targets:
+            first_here = _and(self, [none_before, st.available(t)])
+            default[(s.id, t)] = self._times(power, first_here, s.power)
+            none_before = _and(self, [none_before, _not(st.available(t))])
+        if policy is None:
+            return default
+        wanted = {(s.id, t): policy.get((s.id, t), 0) for t, _ in targets}
+        total = sum(wanted.values())
+        legal = _and(self, [_equals(self, power, total)]
+                     + [st.available(t) for (_, t), n in wanted.items() if n > 0])
+        if _is_const(legal):
+            return wanted if legal else default
+        out = {}
+        for key in wanted:
+            v = self._int(0, s.power, f"p[{s.id},{key[1]}]")
+            self.model.add(v == wanted[key]).only_enforce_if(legal)
+            self.model.add(v == default[key]).only_enforce_if(legal.Not())
+            out[key] = v
+        return out
 
-    # lethal (702.19b, 702.2c) and death (704.5f-h) for every creature this side damages
-    lethal: dict[ObjectId, LinearExpr] = {}
-    dies: dict[ObjectId, LinearExpr] = {}
-    for cid, arriving in incoming.items():
-        if not board.is_creature(cid):
-            continue
-        c = board.creature(cid)
-        need = c.toughness - c.damage
-        deathtouch = _any_positive(model, [cell for s, cell in arriving if Keyword.DEATHTOUCH in s.keywords],
-                                   f"deathtouch[{cid}]")
-        enough = _at_least(model, total_in(cid), need, f"enough[{cid}]")
-        lethal[cid] = _or(model, [enough, deathtouch], f"lethal[{cid}]")
-        if Keyword.INDESTRUCTIBLE in c.keywords:
-            counters = sum((cell for s, cell in arriving
-                            if Keyword.WITHER in s.keywords or Keyword.INFECT in s.keywords), 0)
-            dies[cid] = _at_least(model, counters, c.toughness, f"dies[{cid}]")
-        else:
-            dies[cid] = lethal[cid]
+    def _trample(self, s: Creature, cells: Mapping[Cell, Expr], present, incoming, pw_before) -> None:
+        """Damage past the blockers only once each blocker still there is assigned lethal damage,
+        counting damage already marked and every creature's damage this step, with any deathtouch
+        damage lethal (702.19b, 702.2c); to the controller only once the planeswalker is assigned
+        its loyalty (702.19c, 702.19e)."""
+        targets = self.targets(s)
+        past = [cells[(s.id, t)] for t, r in targets if r != CREATURE and (s.id, t) in cells]
+        if not past or all(_is_const(p) and p == 0 for p in past):
+            return
+        for blocker_id, route in targets:
+            if route == CREATURE:
+                blocker = self.board.creature(blocker_id)
+                lethal = _or(self, [_at_least(self, incoming(blocker_id), blocker.toughness - blocker.damage),
+                                    _dt(self, cells, blocker_id)])
+                self._zero_unless(sum(past), _or(self, [_not(present(blocker_id)), lethal]))
+        for t, r in targets:
+            if r == CONTROLLER and (s.id, t) in cells:
+                w = self.board.get(s.attacking)
+                if not w.removed_from_combat:  # a planeswalker that left needs nothing (702.19e)
+                    reached = _at_least(self, pw_before(s.attacking) + _sum_to(cells, s.attacking), w.loyalty)
+                    self._zero_unless(cells[(s.id, t)], reached)
 
-    # trample: nothing past the blockers unless each is assigned lethal damage (702.19b-e)
-    for s in sources:
-        creatures, beyond, controller = reach[s.id]
-        past = [damage[(s.id, t)] for t in beyond + ([controller] if controller else [])]
-        if creatures and past and not all(isinstance(v, int) and v == 0 for v in past):
-            for b in creatures:
-                _zero_unless(model, sum(past), lethal[b])
-        if controller and s.attacking is not None and _attacked_present(board, s.attacking):
-            loyalty = board.get(s.attacking).loyalty  # type: ignore[union-attr]
-            reached = _at_least(model, total_in(s.attacking), loyalty, f"loyalty_reached[{s.attacking}]")
-            _zero_unless(model, damage[(s.id, controller)], reached)
+    # --- objective parts --------------------------------------------------------------------------
+    def _terms(self, st: "_State", cells: Mapping[Cell, Expr], player: ObjectId) -> dict[str, Term]:
+        """The objective terms decided by ``player``'s second-step ``cells`` (and, for the active
+        player, everything about players, planeswalkers and battles)."""
+        b = self.board
+        terms = {name: Term() for name in self.objective}
+        deaths: dict[ObjectId, Expr] = {}
+        for c in self.combatants:
+            if self.damaged_by(c.id) == player:
+                deaths[c.id] = st.final_death(c, cells)
+        for cid, d in deaths.items():
+            c = b.creature(cid)
+            mine = c.controller == self.decider
+            if "kills" in terms and not mine:
+                terms["kills"].add(1, d)
+            if "survivors" in terms and mine:
+                terms["survivors"].add(-1, d)
+            if "value" in terms:
+                terms["value"].add(-c.value if mine else c.value, d)
+        if player != b.active_player:
+            return terms
+        if "survivors" in terms:  # the deaths above count down from every creature of the decider's
+            terms["survivors"].add(sum(1 for c in self.combatants if c.controller == self.decider), 1)
+        opponents = [p.id for p in b.players if p.id != self.decider]
+        for q in opponents:
+            loss = st.player_loss(q, cells)
+            poison = st.player_poison(q, cells)
+            if "player_damage" in terms:
+                terms["player_damage"].add(1, loss)
+            if "poison" in terms:
+                terms["poison"].add(1, poison)
+            if "lethal" in terms:
+                terms["lethal"].add(1, st.player_lost(q, cells, loss, poison, second=True))
+        if "loyalty" in terms:
+            for w in b.planeswalkers:
+                if w.controller != self.decider:
+                    terms["loyalty"].add(1, self._min(st.pw_damage.get(w.id, 0) + _sum_to(cells, w.id), w.loyalty))
+        if "defense" in terms:
+            for bt in b.battles:
+                if bt.protector != self.decider:
+                    terms["defense"].add(1, self._min(st.pw_damage.get(bt.id, 0) + _sum_to(cells, bt.id), bt.defense))
+        if "life_gained" in terms:
+            terms["life_gained"].add(1, st.life_gained(self.decider))
+        return terms
 
-    terms = {name: _TERMS[name](board, model, decider, incoming, dies, total_in) for name in objective}
-    return SideModel(model, assigner, assigner == decider, damage, terms, hint)
+    # --- small builders ---------------------------------------------------------------------------
+    def _int(self, lo: int, hi: int, name: str) -> cp_model.IntVar:
+        return self.model.new_int_var(lo, hi, f"{name}#{next(self._ids)}")
+
+    def _bool(self, name: str) -> cp_model.IntVar:
+        return self.model.new_bool_var(f"{name}#{next(self._ids)}")
+
+    def _zero_unless(self, expr: Expr, indicator: Expr) -> None:
+        """Require ``expr == 0`` whenever ``indicator`` is false."""
+        if _is_const(indicator):
+            if indicator == 0 and not (_is_const(expr) and expr == 0):
+                self.model.add(expr == 0)
+            return
+        if not (_is_const(expr) and expr == 0):
+            self.model.add(expr == 0).only_enforce_if(indicator.Not())
+
+    def _times(self, amount: Expr, indicator: Expr, hi: int) -> Expr:
+        """``amount`` if ``indicator`` else 0 (``amount`` in [0, hi])."""
+        if _is_const(indicator):
+            return amount if indicator else 0
+        if _is_const(amount) and amount == 0:
+            return 0
+        v = self._int(0, max(hi, 0), "times")
+        self.model.add(v == amount).only_enforce_if(indicator)
+        self.model.add(v == 0).only_enforce_if(indicator.Not())
+        return v
+
+    def _min(self, expr: Expr, cap: int) -> Expr:
+        if _is_const(expr):
+            return min(expr, cap)
+        v = self._int(0, cap, "min")
+        self.model.add_min_equality(v, [expr, cap])
+        return v
 
 
-# --- reified helpers: every indicator is exact in both directions ----------------------------
+# --- indicators, exact in both directions ---------------------------------------------------------
 
-def _is_const(e: LinearExpr) -> bool:
-    return isinstance(e, int)
-
-
-def _zero_unless(model: cp_model.CpModel, expr: LinearExpr, indicator: LinearExpr) -> None:
-    """Require ``expr == 0`` whenever ``indicator`` is false."""
-    if _is_const(indicator):
-        if indicator == 0:
-            model.add(expr == 0)
-        return
-    model.add(expr == 0).only_enforce_if(indicator.Not())
-
-
-def _at_least(model: cp_model.CpModel, expr: LinearExpr, bound: int, name: str) -> LinearExpr:
-    """An indicator equal to ``expr >= bound`` (a constant when that is decided)."""
-    if bound <= 0:
-        return 1
+def _at_least(cm: CombatModel, expr: Expr, bound: int) -> Expr:
+    """An indicator equal to ``expr >= bound``."""
     if _is_const(expr):
         return int(expr >= bound)
-    b = model.new_bool_var(name)
-    model.add(expr >= bound).only_enforce_if(b)
-    model.add(expr <= bound - 1).only_enforce_if(b.Not())
-    return b
+    v = cm._bool("ge")
+    cm.model.add(expr >= bound).only_enforce_if(v)
+    cm.model.add(expr <= bound - 1).only_enforce_if(v.Not())
+    return v
 
 
-def _any_positive(model: cp_model.CpModel, cells: list[LinearExpr], name: str) -> LinearExpr:
-    """An indicator equal to ``sum(cells) >= 1``."""
-    if not cells:
+def _equals(cm: CombatModel, expr: Expr, value: int) -> Expr:
+    if _is_const(expr):
+        return int(expr == value)
+    return _and(cm, [_at_least(cm, expr, value), _not(_at_least(cm, expr, value + 1))])
+
+
+def _not(x: Expr) -> Expr:
+    return 1 - x if _is_const(x) else x.Not()
+
+
+def _and(cm: CombatModel, items: list[Expr]) -> Expr:
+    if any(_is_const(i) and i == 0 for i in items):
         return 0
-    return _at_least(model, sum(cells, 0), 1, name)
+    live = [i for i in items if not _is_const(i)]
+    if not live:
+        return 1
+    if len(live) == 1:
+        return live[0]
+    v = cm._bool("and")
+    cm.model.add_min_equality(v, live)
+    return v
 
 
-def _or(model: cp_model.CpModel, items: list[LinearExpr], name: str) -> LinearExpr:
+def _or(cm: CombatModel, items: list[Expr]) -> Expr:
     if any(_is_const(i) and i == 1 for i in items):
         return 1
     live = [i for i in items if not _is_const(i)]
@@ -196,126 +376,151 @@ def _or(model: cp_model.CpModel, items: list[LinearExpr], name: str) -> LinearEx
         return 0
     if len(live) == 1:
         return live[0]
-    b = model.new_bool_var(name)
-    model.add_max_equality(b, live)
-    return b
+    v = cm._bool("or")
+    cm.model.add_max_equality(v, live)
+    return v
 
 
-def _min_const(model: cp_model.CpModel, expr: LinearExpr, cap: int, name: str) -> tuple[LinearExpr, int]:
-    """``min(expr, cap)`` for a non-negative expression, with its upper bound."""
-    if _is_const(expr):
-        return min(expr, cap), cap
-    v = model.new_int_var(0, cap, name)
-    model.add_min_equality(v, [expr, cap])
-    return v, cap
+def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only=lambda source_id: True) -> Expr:
+    return sum((v for (s, t), v in cells.items() if t == target and only(s)), 0)
 
 
-# --- objective terms ---------------------------------------------------------------------------
-
-def _bool_term(items: list[tuple[int, LinearExpr]]) -> Term:
-    term = Term()
-    for coef, ind in items:
-        term.add(coef, ind, 0, 1)
-    return term
+def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
+    """Whether a deathtouch source assigns ``target`` any damage in ``cells`` (702.2c)."""
+    dt = _sum_to(cells, target, lambda s: Keyword.DEATHTOUCH in cm.board.creature(s).keywords)
+    return _at_least(cm, dt, 1)
 
 
-def _kills(board, model, decider, incoming, dies, total_in) -> Term:
-    return _bool_term([(1, d) for cid, d in dies.items() if board.creature(cid).controller != decider])
+class _State:
+    """The symbolic state after the first damage step and its state-based actions (510.4, 704).
+
+    Without a first-strike step every quantity is a constant and the model stays small.
+    """
+
+    def __init__(self, cm: CombatModel, first: Mapping[Cell, Expr]) -> None:
+        self.cm = cm
+        self.first = first
+        b = cm.board
+        self.incoming: dict[ObjectId, Expr] = {c.id: _sum_to(first, c.id) for c in cm.combatants}
+        self.counters: dict[ObjectId, Expr] = {
+            c.id: _sum_to(first, c.id, lambda s: _counters(b.creature(s))) for c in cm.combatants}
+        self.deathtouched: dict[ObjectId, Expr] = {c.id: _dt(cm, first, c.id) for c in cm.combatants}
+        self.dead: dict[ObjectId, Expr] = {c.id: self._death(c, self.incoming[c.id], self.counters[c.id],
+                                                             self.deathtouched[c.id]) for c in cm.combatants}
+        self.pw_damage: dict[ObjectId, Expr] = {
+            o.id: _sum_to(first, o.id) for o in (*b.planeswalkers, *b.battles)}
+        self._present: dict[ObjectId, Expr] = {}
+        self._available: dict[ObjectId, Expr] = {}
+        self._power: dict[ObjectId, Expr] = {}
+        self.lost: dict[ObjectId, Expr] = {
+            p.id: self.player_lost(p.id, {}, self.player_loss(p.id, {}), self.player_poison(p.id, {}),
+                                   second=False) for p in b.players}
+        still = sum((_not(v) for v in self.lost.values()), 0)
+        self.over: Expr = _not(_at_least(cm, still, 2)) if cm.two_steps else 0
+
+    def _death(self, c: Creature, incoming: Expr, counters: Expr, deathtouched: Expr) -> Expr:
+        """704.5f-h on totals: counters vs toughness (even if indestructible); marked damage plus
+        counters vs toughness, or deathtouch damage (unless indestructible)."""
+        if Keyword.INDESTRUCTIBLE in c.keywords:
+            return _at_least(self.cm, counters, c.toughness)
+        return _or(self.cm, [_at_least(self.cm, incoming, c.toughness - c.damage), deathtouched])
+
+    def present(self, creature_id: ObjectId) -> Expr:
+        """A creature still on the battlefield and in the game for the second step."""
+        if creature_id not in self._present:
+            c = self.cm.board.creature(creature_id)
+            self._present[creature_id] = _and(
+                self.cm, [_not(self.dead[c.id]), _not(self.lost[c.controller]), _not(self.over)])
+        return self._present[creature_id]
+
+    def available(self, object_id: ObjectId) -> Expr:
+        """Whether a recipient can still be dealt damage in the second step (506.4c, 800.4a)."""
+        if object_id not in self._available:
+            b = self.cm.board
+            obj = b.get(object_id)
+            if isinstance(obj, Creature):
+                value = self.present(object_id)
+            elif b.is_player(object_id):
+                value = _not(self.lost[object_id])
+            else:
+                keeper = obj.controller if b.is_planeswalker(object_id) else obj.protector
+                size = obj.loyalty if b.is_planeswalker(object_id) else obj.defense
+                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size)),
+                                       _not(self.lost[keeper])])
+            self._available[object_id] = value
+        return self._available[object_id]
+
+    def effective_power(self, s: Creature) -> Expr:
+        """Damage ``s`` assigns in the second step: its power after -1/-1 counters if it is still
+        there and has something to assign to (510.1a-d), else 0."""
+        if s.id not in self._power:
+            cm = self.cm
+            power = s.power - self.counters[s.id]
+            reach = _or(cm, [self.available(t) for t, _ in cm.targets(s)])
+            if _is_const(power):
+                value = cm._times(max(power, 0), _and(cm, [self.present(s.id), reach]), s.power)
+            else:
+                value = cm._times(power, _and(cm, [self.present(s.id), reach, _at_least(cm, power, 1)]), s.power)
+            self._power[s.id] = value
+        return self._power[s.id]
+
+    def final_death(self, c: Creature, cells: Mapping[Cell, Expr]) -> Expr:
+        cm = self.cm
+        incoming = self.incoming[c.id] + _sum_to(cells, c.id)
+        counters = self.counters[c.id] + _sum_to(cells, c.id, lambda s: _counters(cm.board.creature(s)))
+        return self._death(c, incoming, counters, _or(cm, [self.deathtouched[c.id], _dt(cm, cells, c.id)]))
+
+    def _to_player(self, q: ObjectId, cells: Mapping[Cell, Expr], infect: bool) -> Expr:
+        creature = self.cm.board.creature
+        pick = lambda s: (Keyword.INFECT in creature(s).keywords) == infect  # noqa: E731
+        return _sum_to(self.first, q, pick) + _sum_to(cells, q, pick)
+
+    def player_loss(self, q: ObjectId, cells: Mapping[Cell, Expr]) -> Expr:
+        """Combat damage dealt to ``q`` by sources without infect (120.3a)."""
+        return self._to_player(q, cells, infect=False)
+
+    def player_poison(self, q: ObjectId, cells: Mapping[Cell, Expr]) -> Expr:
+        """Poison from infect (120.3b) and toxic for each step that dealt ``q`` damage (120.3g)."""
+        poison = self._to_player(q, cells, infect=True)
+        for step_cells in (self.first, cells):
+            for (s, t), v in step_cells.items():
+                toxic = self.cm.board.creature(s).toxic
+                if t == q and toxic:
+                    poison = poison + toxic * _at_least(self.cm, v, 1)
+        return poison
+
+    def life_gained(self, q: ObjectId, second: bool = True) -> Expr:
+        """Lifelink (120.3f): each of ``q``'s lifelink sources gains what it deals, which is all of
+        its damage in each step it assigns damage in (510.1a)."""
+        cm = self.cm
+        gained: Expr = 0
+        second_sources = cm.sources(Step.REGULAR) if second else []
+        for s in cm.combatants:
+            if s.controller == q and Keyword.LIFELINK in s.keywords:
+                gained = gained + sum((v for (src, _), v in self.first.items() if src == s.id), 0)
+                if s in second_sources:
+                    gained = gained + self.effective_power(s)
+        return gained
+
+    def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,
+                    second: bool) -> Expr:
+        """704.5a, 704.5c, 704.6c on the totals so far (life loss and gain are simultaneous, 510.2)."""
+        cm = self.cm
+        p = cm.board.player(q)
+        reasons = [_at_least(cm, loss - self.life_gained(q, second), p.life),
+                   _at_least(cm, poison, 10 - p.poison)]
+        for s in cm.combatants:
+            if s.commander:
+                dealt = (_sum_to(self.first, q, lambda src: src == s.id)
+                         + _sum_to(cells, q, lambda src: src == s.id))
+                reasons.append(_at_least(cm, dealt, 21 - p.commander_damage.get(s.id, 0)))
+        return _or(cm, reasons)
 
 
-def _survivors(board, model, decider, incoming, dies, total_in) -> Term:
-    return _bool_term([(-1, d) for cid, d in dies.items() if board.creature(cid).controller == decider])
+def _counters(source: Creature) -> bool:
+    """120.3d: damage from a source with wither or infect becomes -1/-1 counters."""
+    return Keyword.WITHER in source.keywords or Keyword.INFECT in source.keywords
 
 
-def _value(board, model, decider, incoming, dies, total_in) -> Term:
-    items = []
-    for cid, d in dies.items():
-        c = board.creature(cid)
-        items.append((c.value if c.controller != decider else -c.value, d))
-    return _bool_term(items)
-
-
-def _opponent_players(board: Board, decider: ObjectId, incoming) -> list[ObjectId]:
-    return [p.id for p in board.players if p.id != decider and p.id in incoming]
-
-
-def _player_damage(board, model, decider, incoming, dies, total_in) -> Term:
-    term = Term()
-    for pid in _opponent_players(board, decider, incoming):
-        for s, cell in incoming[pid]:
-            if Keyword.INFECT not in s.keywords:
-                term.add(1, cell, 0, s.power)
-    return term
-
-
-def _poison_parts(model, pid: ObjectId, arriving) -> list[tuple[int, LinearExpr, int]]:
-    """(coefficient, expression, upper bound) pieces of the poison ``pid`` gets (120.3b, 120.3g)."""
-    parts = []
-    for s, cell in arriving:
-        if Keyword.INFECT in s.keywords:
-            parts.append((1, cell, s.power))
-        if s.toxic:
-            parts.append((s.toxic, _at_least(model, cell, 1, f"hit[{s.id},{pid}]"), 1))
-    return parts
-
-
-def _poison(board, model, decider, incoming, dies, total_in) -> Term:
-    term = Term()
-    for pid in _opponent_players(board, decider, incoming):
-        for coef, expr, hi in _poison_parts(model, pid, incoming[pid]):
-            term.add(coef, expr, 0, hi)
-    return term
-
-
-def _loyalty(board, model, decider, incoming, dies, total_in) -> Term:
-    term = Term()
-    for w in board.planeswalkers:
-        if w.controller != decider and w.id in incoming:
-            v, hi = _min_const(model, total_in(w.id), w.loyalty, f"loyalty_removed[{w.id}]")
-            term.add(1, v, 0, hi)
-    return term
-
-
-def _defense(board, model, decider, incoming, dies, total_in) -> Term:
-    term = Term()
-    for b in board.battles:
-        if b.protector != decider and b.id in incoming:
-            v, hi = _min_const(model, total_in(b.id), b.defense, f"defense_removed[{b.id}]")
-            term.add(1, v, 0, hi)
-    return term
-
-
-def _life_gained(board, model, decider, incoming, dies, total_in) -> Term:
-    # A creature that assigns damage assigns all of its power (510.1a), so lifelink gain is fixed.
-    return Term()
-
-
-def _lethal(board, model, decider, incoming, dies, total_in) -> Term:
-    indicators = []
-    for pid in _opponent_players(board, decider, incoming):
-        p = board.player(pid)
-        arriving = incoming[pid]
-        gain = sum(c.power for c in board.creatures
-                   if c.controller == pid and Keyword.LIFELINK in c.keywords and _deals_damage(board, c))
-        life_loss = sum((cell for s, cell in arriving if Keyword.INFECT not in s.keywords), 0)
-        reasons = [_at_least(model, life_loss, p.life + gain, f"no_life[{pid}]")]  # 704.5a
-        poison = sum((coef * expr for coef, expr, _ in _poison_parts(model, pid, arriving)), 0)
-        reasons.append(_at_least(model, poison, 10 - p.poison, f"poisoned[{pid}]"))  # 704.5c
-        for s, cell in arriving:
-            if s.commander:  # 704.6c, 903.10a
-                reasons.append(_at_least(model, cell, 21 - p.commander_damage.get(s.id, 0),
-                                         f"commander[{s.id},{pid}]"))
-        indicators.append((1, _or(model, reasons, f"lost[{pid}]")))
-    return _bool_term(indicators)
-
-
-def _deals_damage(board: Board, c: Creature) -> bool:
-    creatures, beyond, controller = reachable(board, c)
-    return bool(creatures or beyond or controller)
-
-
-_TERMS = {
-    "kills": _kills, "survivors": _survivors, "value": _value, "player_damage": _player_damage,
-    "poison": _poison, "loyalty": _loyalty, "defense": _defense, "life_gained": _life_gained,
-    "lethal": _lethal,
-}
+def assignments_from(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> list[Assignment]:
+    return [Assignment(step, s, t, n) for (step, s, t), n in values.items() if n > 0]

@@ -15,7 +15,7 @@ from typing import Any, Annotated
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from .board import Battle, Board, Creature, Keyword, Planeswalker, Player, normalize_keyword, parse_keyword
-from .errors import InvalidBoardError, NotSupportedError
+from .errors import InvalidBoardError
 
 MAX_NUMBER = 1_000_000
 """Bound on every number in a board (power, toughness, damage, life, loyalty, defense, value, ...)."""
@@ -261,12 +261,6 @@ def _build(raw: _BoardIn) -> Board:
             if c.controller != defender:
                 raise InvalidBoardError(where, f"{c.id!r} is controlled by {c.controller!r}, but {attacker_id!r} "
                                         f"attacks {attacker.attacking!r}, defended by {defender!r} (509.1a)")
-        in_combat = c.attacking is not None or bool(c.blocking)
-        if in_combat:
-            for kw in (Keyword.FIRST_STRIKE, Keyword.DOUBLE_STRIKE):
-                if kw in keywords:
-                    raise NotSupportedError(f"{at}.keywords", f"{kw.value} needs a second combat damage step "
-                                            "(510.4), which is not supported yet")
         for text in others:
             warnings.append(f"{at}.keywords: {text!r} on {c.id!r} does not change combat damage; ignored")
         creatures.append(Creature(

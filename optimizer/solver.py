@@ -1,26 +1,42 @@
-"""Solving: which models to build, CP-SAT parameters, lexicographic objectives, and result checking.
+"""Solving: the max-min game over the players' announcements, CP-SAT parameters, lexicographic
+objectives, and the final check of every answer.
 
-In one damage step each player's creatures damage only objects no other player's creatures
-damage (attackers hit blockers and what they attack, 510.1b-c; blockers hit attackers, 510.1d),
-and each object's fate depends only on the damage it is dealt. So the max-min over the
-players' announcements (510.1) separates: the deciding player's model is maximized, every other
-player's model is minimized, each on its own. The brute-force tests play the full game to
-confirm this.
+The game (510.1, 510.4): in each damage step the players announce in turn order, the active player
+first, each seeing everything announced before; the deciding player maximizes its objectives,
+every other player minimizes them. Three cases:
+
+* One damage step. Attackers damage blockers and what they attack, blockers damage attackers, and
+  each object's fate depends only on the damage dealt to it, so every player's choice scores a
+  separate part of the objective. One CP-SAT model maximizes the deciding player's parts and
+  minimizes the others' at once, and that is the game value.
+* Two damage steps, and the players on the other side of the active player (the "responders")
+  never have a choice (none of their creatures blocks two attackers). One model holds the first
+  step, the symbolic state after it, and the second step; the active player's side chooses both
+  steps' damage in it, the second step's as a function of the first's outcome.
+* Two damage steps with responder choices: counterexample-guided refinement. The master model
+  optimizes the active side's first-step damage against a growing set of responder first-step
+  replies (one copy of the second step per reply) and of responder second-step replies (each a
+  fixed assignment, used where legal, else a default). Each master solution is verified exactly by
+  enumerating the responders' first-step replies and solving the second step for each; the worst
+  reply and its second-step answer are added, until the master's bound equals a verified value.
+  Cost grows with the number of the responders' distinct first-step replies (enumerated per
+  verification) and with the number of refinement rounds (usually one or two).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ortools.sat.python import cp_model
 
-from .assignment import Assignment, normalize
-from .board import Board, ObjectId
+from .assignment import Assignment, Step, normalize
+from .board import Board, Keyword, ObjectId
 from .check import check
-from .encode import SideModel, encode_side
+from .encode import Cell, CombatModel, Expr, Scenario, Term, first_striker
 from .errors import InvalidRequestError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome
@@ -29,7 +45,9 @@ from .schema import load_board
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
 DETERMINISTIC_LIMIT = 60.0
-"""CP-SAT deterministic time budget per model when no time limit is given (reproducible)."""
+"""CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
+MAX_ROUNDS = 1000
+"""Refinement rounds before giving up on a proof and returning the best verified line."""
 
 
 class SolverError(RuntimeError):
@@ -85,68 +103,295 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not time_limit > 0):
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-
-    proven = True
-    assignments: list[Assignment] = []
-    for assigner in board.turn_order():
-        side = encode_side(board, assigner, decider, names)
-        remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-        values, side_proven = optimize(side, remaining, settings, max_combined_range)
-        proven &= side_proven
-        assignments += side.assignments(values)
-
-    line = normalize(assignments)
+    game = _Game(board, decider, names, settings, time_limit, max_combined_range)
+    line, value, proven = game.solve()
     result = check(board, line)
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the solver's assignment fails the checker: "
                           + "; ".join(map(str, result.violations)))
-    return SolveResult("optimal" if proven else "feasible", decider,
-                       objective_values(board, result.outcome, decider, names), line,
-                       result.outcome, board.warnings)
+    values = objective_values(board, result.outcome, decider, names)
+    if value is not None and game.scalar(values) != value:
+        raise SolverError(f"internal error: the model values the line at {value}, the checker at "
+                          f"{game.scalar(values)} ({values})")
+    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, board.warnings)
 
 
-def optimize(side: SideModel, time_limit: float | None, settings: SolverSettings,
-             max_combined_range: int) -> tuple[dict[tuple[ObjectId, ObjectId], int], bool]:
-    """Values of ``side.damage`` that are lexicographically best for its terms, and whether proven."""
-    if not side.has_choice:
-        return {k: int(v) for k, v in side.damage.items()}, True
-    model = side.model
-    for key, cell in side.damage.items():
-        if not isinstance(cell, int):
-            model.add_hint(cell, side.hint[key])
-    terms = list(side.terms.values())
-    combined = 1
-    for t in terms:
-        combined *= t.hi - t.lo + 1
-    stages = [terms] if combined <= max_combined_range else [[t] for t in terms]
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    values = dict(side.hint)
-    proven = True
-    for stage in stages:
-        weight, expr = 1, 0
-        for t in reversed(stage):  # later objectives get the smaller weights
-            expr = expr + weight * (t.expr() - t.lo)
-            weight *= t.hi - t.lo + 1
-        if side.maximize:
-            model.maximize(expr)
+def objective_ranges(board: Board, decider: ObjectId, names: Sequence[str]) -> list[tuple[int, int]]:
+    """A (low, high) bound of each objective on this board, for exact lexicographic weights."""
+    combat = [c for c in board.creatures if c.attacking is not None or c.blocking]
+    mine = [c for c in combat if c.controller == decider]
+    theirs = [c for c in combat if c.controller != decider]
+    hits = sum(max(c.power, 0) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
+    toxic = sum(c.toxic * 2 for c in combat)
+    opponents = [p for p in board.players if p.id != decider]
+    ranges = {
+        "kills": (0, len(theirs)),
+        "survivors": (0, len(mine)),
+        "value": (-sum(max(c.value, 0) for c in mine) - sum(max(-c.value, 0) for c in theirs),
+                  sum(max(c.value, 0) for c in theirs) + sum(max(-c.value, 0) for c in mine)),
+        "player_damage": (0, hits),
+        "poison": (0, hits + toxic),
+        "loyalty": (0, sum(w.loyalty for w in board.planeswalkers if w.controller != decider)),
+        "defense": (0, sum(b.defense for b in board.battles if b.protector != decider)),
+        "life_gained": (0, hits),
+        "lethal": (0, len(opponents)),
+    }
+    return [ranges[n] for n in names]
+
+
+class _Game:
+    """One solve: the case analysis of the module docstring."""
+
+    def __init__(self, board: Board, decider: ObjectId, names: Sequence[str], settings: SolverSettings,
+                 time_limit: float | None, max_combined_range: int) -> None:
+        self.board = board
+        self.decider = decider
+        self.names = tuple(names)
+        self.settings = settings
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.ranges = objective_ranges(board, decider, names)
+        combined = 1
+        for lo, hi in self.ranges:
+            combined *= hi - lo + 1
+        self.combine = combined <= max_combined_range
+        self.weights = []
+        weight = 1
+        for lo, hi in reversed(self.ranges):
+            self.weights.append(weight)
+            weight *= hi - lo + 1
+        self.weights.reverse()
+        self.sign = {p.id: (1 if p.id == decider else -1) for p in board.players}
+        self.master_sign = self.sign[board.active_player]
+        self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
+        self.proven = True
+
+    def scalar(self, values: Mapping[str, int]) -> int:
+        """The objective values as one number whose order is the lexicographic order."""
+        return sum(w * values[n] for w, n in zip(self.weights, self.names))
+
+    # --- entry ------------------------------------------------------------------------------------
+    def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        probe = CombatModel(self.board, self.decider, self.names)
+        if not probe.two_steps:
+            line = self._fixed_first_step({})
+            return line, None, self.proven
+        responder_choice = any(probe.has_choice(c) for c in probe.combatants if c.controller in self.responders)
+        if not responder_choice:
+            return self._joint()
+        if not self.combine:
+            raise InvalidRequestError("objective", "the objectives' ranges are too wide to combine for a "
+                                      "guaranteed two-step solve on this board; list fewer objectives")
+        return self._refine()
+
+    # --- one model, everyone's second step free -----------------------------------------------------
+    def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[Assignment, ...]:
+        """The second step on a known state: each player's part optimized its own way (separable)."""
+        cm = CombatModel(self.board, self.decider, self.names)
+        cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
+        sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
+        stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
+        values = self._optimize(cm, stages, sc.cells)
+        return _line(values)
+
+    def _joint(self) -> tuple[tuple[Assignment, ...], None, bool]:
+        """Two steps, responders without choices: one model, the active side's both steps free."""
+        cm = CombatModel(self.board, self.decider, self.names)
+        first = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE))
+        cm.first_step_trample(first)
+        free = {p for p in self.sign if p not in self.responders}
+        sc = cm.scenario(first, free=free, policies={})
+        stages = self._stages([(self.master_sign, sc.parts[key]) for key in sc.parts])
+        cells = dict(sc.cells)
+        for responder_cells in sc.policy_cells.values():  # without choices, the default is the play
+            cells.update({(Step.REGULAR, s, t): v for (s, t), v in responder_cells.items()})
+        values = self._optimize(cm, stages, cells)
+        return _line(values), None, self.proven
+
+    # --- refinement ---------------------------------------------------------------------------------
+    def _refine(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        order = self.board.turn_order()
+        first_responder = min(order.index(p) for p in self.responders)
+        leaders = [p for p in order[:first_responder]]
+        followers = [p for p in order[first_responder:] if p not in self.responders]
+        probe = CombatModel(self.board, self.decider, self.names)
+        replies = _first_step_options(probe, self.responders)
+        follower_options = _first_step_options(probe, followers)
+        scenarios: list[dict[Cell, int]] = [replies[0]]
+        policies: list[dict[Cell, int]] = []
+        best: tuple[int, tuple[Assignment, ...]] | None = None
+        for _ in range(MAX_ROUNDS):
+            if self._expired():
+                break
+            master = self._master(leaders, followers, scenarios, policies)
+            if master is None:
+                break
+            bound, lead, follow = master
+            value, line, worst, second_steps = self._verify(lead, replies, follower_options)
+            if best is None or self.master_sign * value > self.master_sign * best[0]:
+                best = (value, line)
+            if value == bound:
+                return line, value, self.proven
+            if worst not in scenarios:
+                scenarios.append(worst)
+            for k, reply in enumerate(scenarios):  # tighten each scenario where the master stands
+                state = {**lead, **reply, **follow.get(k, {})}
+                policies.append(self._second_step_reply(state))
+            policies.extend(second_steps)
+        self.proven = False
+        if best is None:  # out of time before any verification: verify the plainest legal first step
+            lead = {(s.id, cm_targets[0]): s.power for s, cm_targets in self._lead_sources(leaders)}
+            value, line, _, _ = self._verify(lead, replies[:1], follower_options[:1])
+            best = (value, line)
+        return best[1], best[0], False
+
+    def _lead_sources(self, leaders: list[ObjectId]):
+        cm = CombatModel(self.board, self.decider, self.names)
+        return [(s, [t for t, _ in cm.targets(s)]) for s in cm.sources(Step.FIRST_STRIKE) if s.controller in leaders]
+
+    def _master(self, leaders: list[ObjectId], followers: list[ObjectId], scenarios: list[dict[Cell, int]],
+                policies: list[dict[Cell, int]]):
+        cm = CombatModel(self.board, self.decider, self.names)
+        fs = cm.sources(Step.FIRST_STRIKE)
+        lead = cm.first_step_cells([s for s in fs if s.controller in leaders])
+        cm.first_step_trample(lead)
+        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
+        t = cm.model.new_int_var(-big, big, "t")
+        follow_cells = []
+        for reply in scenarios:
+            follow = cm.first_step_cells([s for s in fs if s.controller in followers])
+            follow_cells.append(follow)
+            fixed = cm.first_step_cells([s for s in fs if s.controller in self.responders], fixed=reply)
+            responder_policies = {p: [None] + policies for p in self.responders}
+            sc = cm.scenario({**lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
+                             policies=responder_policies)
+            total: Expr = 0
+            for key, part in sc.parts.items():
+                if isinstance(key, str):
+                    total = total + self._scalar_expr(part)
+            for p in self.responders:
+                u = cm.model.new_int_var(-big, big, f"u[{p}]")
+                for j in range(len(responder_policies[p])):
+                    h = self._scalar_expr(sc.parts[(p, j)])
+                    cm.model.add(u <= h) if self.master_sign > 0 else cm.model.add(u >= h)
+                total = total + u
+            cm.model.add(t <= total) if self.master_sign > 0 else cm.model.add(t >= total)
+        if self.master_sign > 0:
+            cm.model.maximize(t)
         else:
-            model.minimize(expr)
+            cm.model.minimize(t)
+        solver = self._run(cm.model)
+        if solver is None:
+            return None
+        lead_values = {k: _value(solver, v) for k, v in lead.items()}
+        follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(follow_cells)}
+        return solver.value(t), lead_values, follow_values
+
+    def _verify(self, lead: dict[Cell, int], replies: list[dict[Cell, int]],
+                follower_options: list[dict[Cell, int]]):
+        """The exact value of the active side's first step ``lead``: every responder reply, every
+        follower answer, the second step solved on each resulting state."""
+        worst = None
+        for reply in replies:
+            best_follow = None
+            for follow in follower_options:
+                state = {**lead, **reply, **follow}
+                line = self._fixed_first_step(state)
+                value = self._line_value(line)
+                if best_follow is None or self.master_sign * value > self.master_sign * best_follow[0]:
+                    best_follow = (value, line, state)
+            assert best_follow is not None
+            if worst is None or self.master_sign * best_follow[0] < self.master_sign * worst[0]:
+                worst = (best_follow[0], best_follow[1], reply, best_follow[2])
+        assert worst is not None
+        value, line, reply, state = worst
+        responder_second = {(a.source, a.target): a.amount for a in line
+                            if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
+        return value, line, reply, [responder_second]
+
+    def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
+        line = self._fixed_first_step(state)
+        return {(a.source, a.target): a.amount for a in line
+                if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
+
+    def _line_value(self, line: tuple[Assignment, ...]) -> int:
+        result = check(self.board, line)
+        if not result.legal or result.outcome is None:
+            raise SolverError("internal error: a verification line fails the checker: "
+                              + "; ".join(map(str, result.violations)))
+        return self.scalar(objective_values(self.board, result.outcome, self.decider, self.names))
+
+    # --- CP-SAT plumbing ----------------------------------------------------------------------------
+    def _scalar_expr(self, part: Mapping[str, Term]) -> Expr:
+        return sum((w * part[n].expr() for w, n in zip(self.weights, self.names)), 0)
+
+    def _stages(self, signed_parts: list[tuple[int, Mapping[str, Term]]]) -> list[Expr]:
+        """Expressions to maximize in turn: one weighted sum, or one per objective if too wide."""
+        per_objective = [sum((sign * part[n].expr() for sign, part in signed_parts), 0) for n in self.names]
+        if self.combine:
+            return [sum((w * e for w, e in zip(self.weights, per_objective)), 0)]
+        return per_objective
+
+    def _optimize(self, cm: CombatModel, stages: list[Expr], cells: Mapping[Any, Expr]) -> dict[Any, int]:
+        values = {k: v for k, v in cells.items() if isinstance(v, int)}
+        if all(isinstance(v, int) for v in cells.values()):
+            return values
+        for expr in stages:
+            cm.model.maximize(expr)
+            solver = self._run(cm.model)
+            if solver is None:  # out of time: any legal assignment will do (CP-SAT finds one at once)
+                cm.model.clear_objective()
+                solver = cp_model.CpSolver()
+                self.settings.apply(solver, None)
+                solver.parameters.max_deterministic_time = 10.0
+                if solver.solve(cm.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                    raise SolverError("internal error: no legal assignment found")
+                return {k: _value(solver, v) for k, v in cells.items()}
+            values = {k: _value(solver, v) for k, v in cells.items()}
+            if len(stages) > 1 and not isinstance(expr, int):
+                cm.model.add(expr >= solver.value(expr))
+        return values
+
+    def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
-        settings.apply(solver, None if deadline is None else deadline - time.monotonic())
+        remaining = None if self.deadline is None else self.deadline - time.monotonic()
+        self.settings.apply(solver, remaining)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
-            raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)} for "
-                              f"{side.assigner}'s assignment, which always has a legal choice")
+            raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
+                              "combat has a legal assignment")
         if status == cp_model.UNKNOWN:
-            return values, False  # no solution within the limit: the (legal) hint stands
-        values = {k: (v if isinstance(v, int) else solver.value(v)) for k, v in side.damage.items()}
-        proven &= status == cp_model.OPTIMAL
-        if len(stages) > 1:
-            best = solver.value(expr)
-            model.add(expr >= best if side.maximize else expr <= best)
-            model.clear_hints()
-            for key, cell in side.damage.items():
-                if not isinstance(cell, int):
-                    model.add_hint(cell, values[key])
-    return values, proven
+            self.proven = False
+            return None
+        self.proven &= status == cp_model.OPTIMAL
+        return solver
+
+    def _expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+def _value(solver: cp_model.CpSolver, v: Expr) -> int:
+    return v if isinstance(v, int) else int(solver.value(v))
+
+
+def _line(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[Assignment, ...]:
+    return normalize(Assignment(step, s, t, n) for (step, s, t), n in values.items() if n > 0)
+
+
+def _splits(total: int, parts: int):
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _splits(total - first, parts - 1):
+            yield (first, *rest)
+
+
+def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[dict[Cell, int]]:
+    """Every first-step assignment of ``players``' creatures (blockers, whose choices are independent)."""
+    rows = []
+    for s in cm.sources(Step.FIRST_STRIKE):
+        if s.controller in players:
+            assert s.attacking is None, "responders and followers only block"
+            targets = [t for t, _ in cm.targets(s)]
+            rows.append([{(s.id, t): n for t, n in zip(targets, split)} for split in _splits(s.power, len(targets))])
+    return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]

@@ -16,10 +16,16 @@ SPELLINGS = {"trample over planeswalkers": ["Trample over planeswalkers", "tramp
 small_power = st.integers(min_value=-1, max_value=5).map(lambda n: n if n < 4 else n - 2)
 
 
+STRIKES = ["first strike", "double strike", "First_strike", "double-strike"]
+
+
 @st.composite
-def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False) -> dict[str, Any]:
+def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False,
+                    strikes: bool = False) -> dict[str, Any]:
     toughness = draw(st.integers(1, 5))
     keywords = draw(st.lists(st.sampled_from(DAMAGE_KEYWORDS), max_size=3, unique=True))
+    if strikes and draw(st.integers(0, 2)) > 0:
+        keywords.append(draw(st.sampled_from(STRIKES)))
     if tramples and not {"trample", "trample over planeswalkers"} & set(keywords):
         keywords.append(draw(st.sampled_from(["trample", "trample over planeswalkers"])))
     keywords = [draw(st.sampled_from(SPELLINGS.get(k, [k]))) for k in keywords]
@@ -39,7 +45,8 @@ def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False
 
 
 @st.composite
-def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: bool = False) -> dict[str, Any]:
+def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: bool = False,
+           strikes: bool = False) -> dict[str, Any]:
     """A legal board: up to 3 attackers, 4 blockers (some blocking two), planeswalkers and battles.
 
     With ``pressure`` attackers trample, planeswalkers are common and life totals low, so that
@@ -69,7 +76,8 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
     creatures = []
     attackers = []
     for i in range(draw(st.integers(1, max_attackers))):
-        c = draw(creature_fields(f"a{i + 1}", "A", tramples=pressure and draw(st.integers(0, 3)) > 0))
+        c = draw(creature_fields(f"a{i + 1}", "A", tramples=pressure and draw(st.integers(0, 3)) > 0,
+                                 strikes=strikes))
         c["attacking"] = draw(st.sampled_from(targets))
         if draw(st.integers(0, 3)) == 0:
             c["commander"] = True
@@ -84,7 +92,7 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
     for i in range(draw(st.integers(0, max_blockers))):
         first = draw(st.sampled_from(attackers))
         defender = defender_of[first["attacking"]]
-        c = draw(creature_fields(f"b{i + 1}", defender))
+        c = draw(creature_fields(f"b{i + 1}", defender, strikes=strikes))
         same_side = [a["id"] for a in attackers if defender_of[a["attacking"]] == defender and a is not first]
         blocking = [first["id"]]
         if same_side and draw(st.integers(0, 2)) == 0:

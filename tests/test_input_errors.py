@@ -317,20 +317,6 @@ CASES: list[Case] = [
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)toxic.*number|number.*toxic"),
     bcase("empty-keyword", with_board(lambda b: creature(b, 0).update(keywords=["trample", "  "])),
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)empty"),
-    bcase("first-strike-attacker", with_board(lambda b: creature(b, 0).update(keywords=["first strike"])),
-          ("creatures[0].keywords", "creatures[0].keywords[0]"), r"(?i)first strike.*not supported",
-          exc=NotSupportedError),
-    bcase("double-strike-blocker", with_board(lambda b: creature(b, 1).update(keywords=["Double Strike"])),
-          ("creatures[1].keywords", "creatures[1].keywords[0]"), r"(?i)double strike.*not supported",
-          exc=NotSupportedError),
-    bcase("first-strike-odd-spelling-attacker",
-          with_board(lambda b: creature(b, 0).update(keywords=["trample", "FIRST_strike"])),
-          ("creatures[0].keywords", "creatures[0].keywords[1]"), r"(?i)first strike.*not supported",
-          exc=NotSupportedError),
-    bcase("double-strike-unblocked-attacker",
-          with_board(lambda b: creature(b, 2).update(attacking="B", keywords=["double-strike"])),
-          ("creatures[2].keywords", "creatures[2].keywords[0]"), r"(?i)double strike.*not supported",
-          exc=NotSupportedError),
     # ---- solve requests ---------------------------------------------------------------------------
     rcase("unknown-objective", {"objective": ["kills", "bogus"]}, ("--objective", "kills,bogus"),
           "objective", r"(?i)unknown.*bogus"),
@@ -465,7 +451,7 @@ def test_cli_exits_2_with_one_line_naming_the_field(case: Case, tmp_path: Path,
     assert out == ""
 
 
-@pytest.mark.parametrize("case", params([c for c in BOARD_CASES if c.exc is not NotSupportedError][:12]))
+@pytest.mark.parametrize("case", params(BOARD_CASES[:12]))
 def test_cli_check_rejects_bad_boards_too(case: Case, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     assignment = tmp_path / "assignment.json"
@@ -477,7 +463,7 @@ def test_cli_check_rejects_bad_boards_too(case: Case, tmp_path: Path,
 
 
 SUBPROCESS_CASES = ["malformed-json", "duplicate-creature-id", "blocking-non-attacker",
-                    "first-strike-attacker", "power-beyond-bound", "unknown-objective",
+                    "power-beyond-bound", "unknown-objective",
                     "assignment-negative-amount"]
 
 

@@ -38,3 +38,21 @@ def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
     combined = solve(board, objective=objective)
     sequential = solve(board, objective=objective, max_combined_range=1)
     assert sequential.objective == combined.objective
+
+
+@settings(max_examples=500)
+@given(board_json=st.one_of(boards(strikes=True), boards(strikes=True, pressure=True),
+                            boards(strikes=True, max_attackers=2, max_blockers=2)),
+       objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decider):
+    """510.4: both steps planned jointly, every other player replying worst-case in both steps."""
+    board = load_board(board_json)
+    assume(board.is_player(decider))
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    result = solve(board, player=decider, objective=objective)
+    expected = brute_force(board, decider, objective)
+    assert result.status == "optimal"
+    assert tuple(result.objective[name] for name in objective) == expected.value
+    verdict = check(board, result.assignments)
+    assert verdict.legal, verdict.violations
+    assert verdict.outcome == result.outcome

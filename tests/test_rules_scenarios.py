@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from optimizer import InvalidBoardError, NotSupportedError, check, load_board, solve
+from optimizer import InvalidBoardError, check, load_board, solve
 
 
 # --- board builders ----------------------------------------------------------------------------
@@ -1152,17 +1152,6 @@ def test_704_5g_marked_damage_on_attacker_counts_for_survivors() -> None:
     board = make_board(attacker("a", 3, 3, "B", damage=2), blocker("b", 1, 1, "a"))
     result = solved(board, ["survivors", "kills"])
     assert result.objective == {"survivors": 0, "kills": 1}
-
-
-# =============================================================================================
-# 510.4: first and double strike are not supported yet (clear error, never a wrong answer)
-# =============================================================================================
-
-@pytest.mark.parametrize("keyword", ["first strike", "Double_Strike"])
-def test_510_4_first_strike_in_combat_is_not_supported_yet(keyword: str) -> None:
-    """510.4: a creature in combat with first or double strike needs a second damage step: refused."""
-    with pytest.raises(NotSupportedError):
-        make_board(attacker("a1", 2, 2, "B", keyword))
 
 
 def test_510_4_first_strike_outside_combat_is_fine() -> None:
