@@ -415,8 +415,6 @@ class _State:
         self.lost: dict[ObjectId, Expr] = {
             p.id: self.player_lost(p.id, {}, self.player_loss(p.id, {}), self.player_poison(p.id, {}),
                                    second=False) for p in b.players}
-        still = sum((_not(v) for v in self.lost.values()), 0)
-        self.over: Expr = _not(_at_least(cm, still, 2)) if cm.two_steps else 0
 
     def _death(self, c: Creature, incoming: Expr, counters: Expr, deathtouched: Expr) -> Expr:
         """704.5f-h on totals: counters vs toughness (even if indestructible); marked damage plus
@@ -429,8 +427,10 @@ class _State:
         """A creature still on the battlefield and in the game for the second step."""
         if creature_id not in self._present:
             c = self.cm.board.creature(creature_id)
-            self._present[creature_id] = _and(
-                self.cm, [_not(self.dead[c.id]), _not(self.lost[c.controller]), _not(self.over)])
+            # A player who lost leaves with everything they control (800.4a); when only the active
+            # player is left, nobody else's creatures or damage remain, so the game being over needs
+            # no indicator of its own.
+            self._present[creature_id] = _and(self.cm, [_not(self.dead[c.id]), _not(self.lost[c.controller])])
         return self._present[creature_id]
 
     def available(self, object_id: ObjectId) -> Expr:

@@ -46,7 +46,7 @@ MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
-MAX_ROUNDS = 1000
+MAX_ROUNDS = 200
 """Refinement rounds before giving up on a proof and returning the best verified line."""
 
 
