@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 KEYWORDS = ["trample", "trample over planeswalkers", "deathtouch", "lifelink", "infect", "wither",
-            "indestructible", "flying"]
+            "indestructible", "flying", "first strike", "double strike", "first strike"]
 
 
 def random_board(rng: random.Random, attackers: int, blockers: int, max_power: int,

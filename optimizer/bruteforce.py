@@ -9,7 +9,7 @@ is tried and judged by the independent checker. Exponential: small boards only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Iterator, Sequence
 
@@ -65,11 +65,14 @@ def player_options(board: Board, player: ObjectId, step: Step,
 
 
 def count_leaves(board: Board) -> int:
-    """A rough size of the search: product of every creature's split count over the steps it uses."""
+    """A bound on the search's size: every creature's split count in each step it may assign in
+    (the regular step counted as if everything survived the first-strike step)."""
     total = 1
     for step in damage_steps(board):
+        as_of = replace(board, first_strike_step_done=True) if (
+            step is Step.REGULAR and Step.FIRST_STRIKE in damage_steps(board)) else board
         for c in board.combatants:
-            total *= len(creature_options(board, c.id, step))
+            total *= len(creature_options(as_of, c.id, step))
     return total
 
 

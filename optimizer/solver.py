@@ -56,18 +56,23 @@ class SolverError(RuntimeError):
 
 @dataclass(frozen=True)
 class SolverSettings:
-    """CP-SAT parameters: one worker and a fixed seed make every answer reproducible."""
+    """CP-SAT parameters: one worker and a fixed seed make every answer reproducible.
+
+    ``presolve`` None means: on for models with at least ``presolve_from`` variables (presolve costs
+    more than it saves on small models, and saves a lot on the larger two-step models).
+    """
 
     workers: int = 1
     seed: int = 0
-    presolve: bool = False
+    presolve: bool | None = None
+    presolve_from: int = 50
     linearization_level: int = 0
 
-    def apply(self, solver: cp_model.CpSolver, time_limit: float | None) -> None:
+    def apply(self, solver: cp_model.CpSolver, time_limit: float | None, size: int = 0) -> None:
         p = solver.parameters
         p.num_workers = self.workers
         p.random_seed = self.seed
-        p.cp_model_presolve = self.presolve
+        p.cp_model_presolve = self.presolve if self.presolve is not None else size >= self.presolve_from
         p.linearization_level = self.linearization_level
         p.max_deterministic_time = DETERMINISTIC_LIMIT
         if time_limit is not None:
@@ -354,7 +359,7 @@ class _Game:
     def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        self.settings.apply(solver, remaining)
+        self.settings.apply(solver, remaining, len(model.proto.variables))
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
