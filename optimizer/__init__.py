@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .assignment import Assignment, Step
 from .board import Battle, Board, Creature, Keyword, Planeswalker, Player
 from .check import CheckResult, Violation, check
-from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
-                     NotSupportedError)
+from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError
 from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 from .rules import Outcome
 from .schema import load_board
@@ -24,7 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Assignment", "Battle", "Board", "CheckResult", "Creature", "DEFAULT_OBJECTIVE", "InputError",
-    "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError", "Keyword", "NotSupportedError",
+    "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError", "Keyword",
     "OBJECTIVES", "Outcome", "Planeswalker", "Player", "SolveResult", "SolverSettings", "Step",
     "Violation", "check", "load_board", "solve",
 ]

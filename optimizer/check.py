@@ -116,7 +116,7 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
         given = by_source.get(creature.id, {})
         legal = recipients(board, creature, step)
         total = sum(given.values())
-        for target, amount in given.items():
+        for target in given:
             if target not in legal and assigns_in(board, creature, step):
                 out.append(violation(_recipient_rule(board, creature, target), creature.id,
                                      f"{creature.id} cannot assign combat damage to {target}"

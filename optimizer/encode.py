@@ -511,8 +511,8 @@ class _State:
                    _at_least(cm, poison, 10 - p.poison)]
         for s in cm.combatants:
             if s.commander:
-                dealt = (_sum_to(self.first, q, lambda src: src == s.id)
-                         + _sum_to(cells, q, lambda src: src == s.id))
+                dealt = (_sum_to(self.first, q, lambda src, me=s.id: src == me)
+                         + _sum_to(cells, q, lambda src, me=s.id: src == me))
                 reasons.append(_at_least(cm, dealt, 21 - p.commander_damage.get(s.id, 0)))
         return _or(cm, reasons)
 

@@ -20,10 +20,6 @@ class InvalidBoardError(InputError):
     """The board is malformed or describes a combat the rules do not allow."""
 
 
-class NotSupportedError(InvalidBoardError):
-    """The board is legal but uses a rule this version does not model yet."""
-
-
 class InvalidAssignmentError(InputError):
     """An assignment file is malformed (as opposed to legal-but-wrong, which the checker reports)."""
 

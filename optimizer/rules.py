@@ -14,7 +14,7 @@ from typing import Mapping
 from dataclasses import replace
 
 from .assignment import Assignment, Step
-from .board import Battle, Board, Creature, Keyword, ObjectId, Planeswalker, Player
+from .board import Battle, Board, Creature, Keyword, ObjectId, Player
 
 
 class Route(str, Enum):

@@ -36,7 +36,7 @@ from ortools.sat.python import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Keyword, ObjectId
 from .check import check
-from .encode import Cell, CombatModel, Expr, Scenario, Term, first_striker
+from .encode import Cell, CombatModel, Expr, Term
 from .errors import InvalidRequestError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome

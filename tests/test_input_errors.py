@@ -22,8 +22,7 @@ import pytest
 
 from optimizer import check, load_board, solve
 from optimizer.cli import main
-from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
-                              NotSupportedError)
+from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError)
 from optimizer.schema import MAX_NUMBER
 
 ROOT = Path(__file__).resolve().parent.parent
