@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .assignment import Assignment
+from .assignment import Assignment, Step
 from .board import Board, ObjectId
 from .check import CheckResult
-from .rules import Outcome
+from .rules import Outcome, damage_steps
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -103,8 +103,11 @@ def render_solution(board: Board, result: object) -> str:
 def render_check(board: Board, verdict: CheckResult) -> str:
     if not verdict.legal:
         n = len(verdict.violations)
+        two_steps = any(v.step is Step.FIRST_STRIKE for v in verdict.violations) or \
+            Step.FIRST_STRIKE in damage_steps(board)
         return "\n".join([f"illegal: {n} violation{'s' if n > 1 else ''}",
-                          *(f"  {v}" for v in verdict.violations)])
+                          *(f"  {v}" + (f"   [{v.step.value} step]" if two_steps else "")
+                            for v in verdict.violations)])
     assert verdict.outcome is not None
     return "\n".join(["legal", "", "after combat damage and state-based actions:",
                       *outcome_lines(board, verdict.outcome)])
