@@ -383,6 +383,7 @@ def _line(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[Assign
 
 
 def _splits(total: int, parts: int):
+    """Ordered splits of ``total`` into ``parts`` (written here, not shared with the brute-force reference)."""
     if parts == 1:
         yield (total,)
         return

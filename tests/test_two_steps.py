@@ -18,47 +18,7 @@ from typing import Any
 
 import pytest
 
-from optimizer import check, load_board, solve
-
-
-# --- board builders ----------------------------------------------------------------------------
-
-def player(pid: str, life: int = 20, **fields: Any) -> dict[str, Any]:
-    return {"id": pid, "life": life, **fields}
-
-
-def attacker(cid: str, power: int, toughness: int, attacking: str = "B", *keywords: str,
-             controller: str = "A", **fields: Any) -> dict[str, Any]:
-    out = {"id": cid, "controller": controller, "power": power, "toughness": toughness,
-           "attacking": attacking, **fields}
-    if keywords:
-        out["keywords"] = list(keywords)
-    return out
-
-
-def blocker(cid: str, power: int, toughness: int, blocking: str | list[str], *keywords: str,
-            controller: str = "B", **fields: Any) -> dict[str, Any]:
-    out = {"id": cid, "controller": controller, "power": power, "toughness": toughness,
-           "blocking": [blocking] if isinstance(blocking, str) else list(blocking), **fields}
-    if keywords:
-        out["keywords"] = list(keywords)
-    return out
-
-
-def planeswalker(wid: str, loyalty: int, controller: str = "B", **fields: Any) -> dict[str, Any]:
-    return {"id": wid, "controller": controller, "loyalty": loyalty, **fields}
-
-
-def make_board(*creatures: dict[str, Any], players: list[dict[str, Any]] | None = None,
-               planeswalkers: list[dict[str, Any]] = ()):
-    data: dict[str, Any] = {
-        "active_player": "A",
-        "players": players if players is not None else [player("A"), player("B")],
-        "creatures": list(creatures),
-    }
-    if planeswalkers:
-        data["planeswalkers"] = list(planeswalkers)
-    return load_board(data)
+from scenarios import attacker, blocker, check_line, make_board, planeswalker, player, solved
 
 
 # --- assignment / result helpers ---------------------------------------------------------------
@@ -77,8 +37,6 @@ def reg(source: str, target: str, amount: int) -> dict[str, Any]:
     return {"step": REG, "source": source, "target": target, "amount": amount}
 
 
-def check_line(board, *assignments: dict[str, Any]):
-    return check(board, {"assignments": list(assignments)})
 
 
 def assert_legal(board, *assignments: dict[str, Any]):
@@ -97,14 +55,6 @@ def assert_illegal(board, *assignments: dict[str, Any], rule: str, step: str, so
     return result.violations
 
 
-def solved(board, objective: list[str], player_id: str | None = None):
-    """Solve, and confirm the returned line passes the independent checker."""
-    result = solve(board, player=player_id, objective=objective)
-    assert result.status == "optimal"
-    assert list(result.objective) == objective
-    verdict = check(board, result.assignments)
-    assert verdict.legal, [str(v) for v in verdict.violations]
-    return result
 
 
 def line(result) -> set[tuple[str, str, str, int]]:
