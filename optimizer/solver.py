@@ -240,8 +240,9 @@ class _Game:
                 scenarios.append(worst)
             for k, reply in enumerate(scenarios):  # tighten each scenario where the master stands
                 state = {**lead, **reply, **follow.get(k, {})}
-                policies.append(self._second_step_reply(state))
-            policies.extend(second_steps)
+                second_steps.append(self._second_step_reply(state))
+            policies.extend(p for i, p in enumerate(second_steps)
+                            if p not in policies and p not in second_steps[:i])
         self.proven = False
         if best is None:  # out of time before any verification: verify the plainest legal first step
             lead = {(s.id, cm_targets[0]): s.power for s, cm_targets in self._lead_sources(leaders)}

@@ -1,0 +1,68 @@
+"""Solver behaviour beyond optimality: time limits, determinism, parameters, lexicographic paths."""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer import InvalidRequestError, check, load_board, solve
+from optimizer.solver import SolverSettings
+
+# A first-strike blocker that blocks two attackers gives the defender a choice in both steps, so
+# this board goes through the refinement loop (see optimizer/solver.py).
+REFINE_BOARD = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "lancer", "controller": "A", "power": 2, "toughness": 2, "keywords": ["double strike"],
+         "value": 2, "attacking": "B"},
+        {"id": "brute", "controller": "A", "power": 3, "toughness": 2, "value": 3, "attacking": "B"},
+        {"id": "sentinel", "controller": "B", "power": 2, "toughness": 2, "keywords": ["first strike"],
+         "value": 2, "blocking": ["lancer", "brute"]},
+        {"id": "wall", "controller": "B", "power": 0, "toughness": 4, "blocking": ["lancer"]},
+    ],
+}
+
+# Two steps, but the defender has no choice: one joint model.
+JOINT_BOARD = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [
+        {"id": "knight", "controller": "A", "power": 3, "toughness": 3, "keywords": ["double strike"],
+         "attacking": "B"},
+        {"id": "squire", "controller": "B", "power": 1, "toughness": 1, "blocking": ["knight"]},
+        {"id": "ogre", "controller": "B", "power": 3, "toughness": 3, "blocking": ["knight"]},
+    ],
+}
+
+
+@pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
+def test_a_tiny_time_limit_still_returns_a_legal_line(data):
+    board = load_board(data)
+    result = solve(board, time_limit=1e-6)
+    assert result.status in ("feasible", "optimal")
+    assert check(board, result.assignments).legal
+
+
+@pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
+def test_same_input_same_output(data):
+    first = solve(load_board(data)).to_dict()
+    assert all(solve(load_board(data)).to_dict() == first for _ in range(3))
+
+
+@pytest.mark.parametrize("settings", [SolverSettings(presolve=True), SolverSettings(presolve=False),
+                                      SolverSettings(linearization_level=2), SolverSettings(seed=7)])
+@pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
+def test_parameters_change_speed_not_the_optimum(data, settings):
+    board = load_board(data)
+    assert solve(board, settings=settings).objective == solve(board).objective
+
+
+@pytest.mark.parametrize("objective", [["kills", "survivors"], ["survivors", "value", "kills"]])
+def test_two_steps_one_objective_at_a_time_agrees_with_combined(objective):
+    board = load_board(JOINT_BOARD)
+    assert (solve(board, objective=objective, max_combined_range=1).objective
+            == solve(board, objective=objective).objective)
+
+
+def test_refinement_needs_combinable_objectives():
+    with pytest.raises(InvalidRequestError) as info:
+        solve(load_board(REFINE_BOARD), objective=["value", "kills"], max_combined_range=1)
+    assert info.value.field == "objective"
