@@ -108,6 +108,10 @@ class Creature:
     blocked: bool = False
     blocking: tuple[ObjectId, ...] = ()
     commander: bool = False
+    assigns_damage_by_toughness: bool = False
+    """Assigns combat damage equal to its toughness rather than its power (Doran-style effects)."""
+    may_assign_as_though_unblocked: bool = False
+    """May assign all its combat damage as though it weren't blocked (Thorn Elemental)."""
 
     def has(self, keyword: Keyword) -> bool:
         return keyword in self.keywords
@@ -269,5 +273,9 @@ class Board:
                 entry["blocking"] = list(c.blocking)
             if c.commander:
                 entry["commander"] = True
+            if c.assigns_damage_by_toughness:
+                entry["assigns_damage_by_toughness"] = True
+            if c.may_assign_as_though_unblocked:
+                entry["may_assign_as_though_unblocked"] = True
             out["creatures"].append(entry)
         return out

@@ -17,7 +17,8 @@ from .assignment import Assignment, Step, normalize
 from .board import Board, ObjectId
 from .check import step_violations
 from .objectives import objective_values
-from .rules import board_after_first_strike, damage_steps, deal_damage, recipients, resolve_combat
+from .rules import (board_after_first_strike, damage_amount, damage_steps, deal_damage, possible_recipients,
+                    resolve_combat)
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,12 @@ def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGULAR) -> list[tuple[Assignment, ...]]:
     """Every split of the creature's power among its possible recipients (legality not yet judged)."""
     creature = board.creature(creature_id)
-    targets = sorted(recipients(board, creature, step))
+    targets = sorted(possible_recipients(board, creature, step))
     if not targets:
         return [()]
-    return [tuple(Assignment(step, creature_id, t, n) for t, n in zip(targets, split) if n)
-            for split in splits(creature.power, len(targets))]
+    options = [tuple(Assignment(step, creature_id, t, n) for t, n in zip(targets, split) if n)
+               for split in splits(damage_amount(creature), len(targets))]
+    return options + [()]  # assigning nothing is legal when a mode has no recipient; the checker decides
 
 
 def player_options(board: Board, player: ObjectId, step: Step,

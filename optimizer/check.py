@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .assignment import Assignment, Step, normalize, parse_assignments
-from .board import Board, Keyword, ObjectId
-from .rules import (Outcome, Route, assigns_in, board_after_first_strike, damage_steps, deal_damage,
-                    is_present, lethal_needed, recipients, resolve_combat, tramples)
+from .board import Board, Creature, Keyword, ObjectId
+from .rules import (Outcome, Route, assignment_modes, assigns_in, board_after_first_strike, damage_amount,
+                    damage_steps, deal_damage, is_present, lethal_needed, recipients, resolve_combat, tramples)
 
 
 @dataclass(frozen=True)
@@ -113,45 +113,60 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
             deathtouch_in[a.target] = True
 
     for creature in board.combatants:
+        if not assigns_in(board, creature, step):
+            continue
         given = by_source.get(creature.id, {})
-        legal = recipients(board, creature, step)
-        total = sum(given.values())
-        for target in given:
-            if target not in legal and assigns_in(board, creature, step):
-                out.append(violation(_recipient_rule(board, creature, target), creature.id,
-                                     f"{creature.id} cannot assign combat damage to {target}"
-                                     f"{_recipient_reason(board, creature, target)}"))
-        expected = creature.power if legal else 0
-        if total != expected and assigns_in(board, creature, step):
-            if not legal:
-                why = ("its power is 0 or less (510.1a)" if creature.power <= 0
-                       else "it has nothing to assign damage to (510.1b-c, 506.4c)")
-                out.append(violation("510.1a", creature.id,
-                                     f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
-            else:
-                out.append(violation("510.1a", creature.id, f"{creature.id} has power {creature.power} and must "
-                                     f"assign all of it, but assigns {total}"))
-        past = {t: n for t, n in given.items() if legal.get(t) in (Route.ATTACKED, Route.CONTROLLER)}
-        if creature.is_attacking and tramples(creature) and any(past.values()):
-            for blocker_id in board.blockers_of(creature.id):
-                blocker = board.creature(blocker_id)
-                need = lethal_needed(blocker, incoming.get(blocker_id, 0), deathtouch_in.get(blocker_id, False))
-                if need > 0:
-                    have = incoming.get(blocker_id, 0)
-                    full = blocker.toughness - blocker.damage
-                    out.append(violation("702.19b", creature.id, (
-                        f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
-                        f"has {have} of the {full} lethal damage it needs (toughness {blocker.toughness}, "
-                        f"{blocker.damage} already marked; all creatures' assigned damage counted)")))
-        controller_damage = sum(n for t, n in given.items() if legal.get(t) is Route.CONTROLLER)
-        target = creature.attacking
-        if controller_damage and target is not None and is_present(board, target):
-            loyalty = board.get(target).loyalty  # type: ignore[union-attr]
-            have = incoming.get(target, 0)
-            if have < loyalty:
-                out.append(violation("702.19c", creature.id, (
-                    f"{creature.id} assigns {controller_damage} damage to {board.controller_of(target)} past "
-                    f"planeswalker {target}, but {target} is assigned {have} of its {loyalty} loyalty")))
+        found = [_creature_violations(board, step, creature, given, incoming, deathtouch_in, mode)
+                 for mode in assignment_modes(creature)]
+        if all(found):  # no mode makes it legal: report the normal mode's violations
+            out += [Violation(rule, creature.id, message, step) for rule, message in found[0]]
+    return out
+
+
+def _creature_violations(board: Board, step: Step, creature: Creature, given: dict[ObjectId, int],
+                         incoming: dict[ObjectId, int], deathtouch_in: dict[ObjectId, bool],
+                         as_though_unblocked: bool) -> list[tuple[str, str]]:
+    """(rule, message) for each way ``creature``'s assignment ``given`` breaks the rules in one mode."""
+    out: list[tuple[str, str]] = []
+    legal = recipients(board, creature, step, as_though_unblocked)
+    amount = damage_amount(creature)
+    what = "toughness" if creature.assigns_damage_by_toughness else "power"
+    total = sum(given.values())
+    for target in given:
+        if target not in legal:
+            out.append((_recipient_rule(board, creature, target),
+                        f"{creature.id} cannot assign combat damage to {target}"
+                        f"{_recipient_reason(board, creature, target)}"))
+    expected = amount if legal else 0
+    if total != expected:
+        if not legal:
+            why = (f"its {what} is {amount} (510.1a)" if amount <= 0
+                   else "it has nothing to assign damage to (510.1b-c, 506.4c)")
+            out.append(("510.1a", f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
+        else:
+            out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "
+                        f"must assign all of it, but assigns {total}"))
+    past = {t: n for t, n in given.items() if legal.get(t) in (Route.ATTACKED, Route.CONTROLLER)}
+    if creature.is_attacking and not as_though_unblocked and tramples(creature) and any(past.values()):
+        for blocker_id in board.blockers_of(creature.id):
+            blocker = board.creature(blocker_id)
+            need = lethal_needed(blocker, incoming.get(blocker_id, 0), deathtouch_in.get(blocker_id, False))
+            if need > 0:
+                have = incoming.get(blocker_id, 0)
+                full = blocker.toughness - blocker.damage
+                out.append(("702.19b", (
+                    f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
+                    f"has {have} of the {full} lethal damage it needs (toughness {blocker.toughness}, "
+                    f"{blocker.damage} already marked; all creatures' assigned damage counted)")))
+    controller_damage = sum(n for t, n in given.items() if legal.get(t) is Route.CONTROLLER)
+    target = creature.attacking
+    if controller_damage and target is not None and is_present(board, target):
+        loyalty = board.get(target).loyalty  # type: ignore[union-attr]
+        have = incoming.get(target, 0)
+        if have < loyalty:
+            out.append(("702.19c", (
+                f"{creature.id} assigns {controller_damage} damage to {board.controller_of(target)} past "
+                f"planeswalker {target}, but {target} is assigned {have} of its {loyalty} loyalty")))
     return out
 
 
@@ -167,8 +182,8 @@ def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:
 
 
 def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
-    if creature.power <= 0:
-        return f": its power is {creature.power} (510.1a)"
+    if damage_amount(creature) <= 0:
+        return f": it assigns no combat damage ({damage_amount(creature)}, 510.1a)"
     if creature.is_blocking:
         return f": it blocks only {', '.join(creature.blocking)}"
     attacked = creature.attacking

@@ -50,6 +50,16 @@ def _tramples(c: Creature) -> bool:
     return Keyword.TRAMPLE in c.keywords or Keyword.TRAMPLE_OVER_PLANESWALKERS in c.keywords
 
 
+def amount_of(c: Creature) -> int:
+    """510.1a: combat damage equals power, or toughness under a Doran-style effect."""
+    return c.toughness if c.assigns_damage_by_toughness else c.power
+
+
+def _two_modes(c: Creature) -> bool:
+    """A blocked creature that may assign its damage as though it weren't blocked (Thorn Elemental)."""
+    return c.may_assign_as_though_unblocked and c.blocked
+
+
 @dataclass
 class Term:
     """A linear objective term: ``sum(coef * expr)``."""
@@ -86,18 +96,20 @@ class CombatModel:
         self.combatants = [c for c in board.creatures if c.attacking is not None or c.blocking]
         self.two_steps = any(first_striker(c) for c in self.combatants)
         self._ids = count()
+        self.first_modes: dict[ObjectId, Expr] = {}
+        """For each two-mode first-step source: 1 if it assigns as though unblocked."""
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
         """Everything ``c`` could ever assign damage to, with the route (510.1b-d, 702.19)."""
-        if c.power <= 0:  # 510.1a
+        if amount_of(c) <= 0:  # 510.1a
             return []
         if c.blocking:
             return [(a, CREATURE) for a in c.blocking]
         if c.attacking is None:
             return []
         out = [(b, CREATURE) for b in self.board.blockers_of(c.id)]
-        if c.blocked and not _tramples(c):
+        if c.blocked and not _tramples(c) and not _two_modes(c):
             return out
         attacked = self.board.get(c.attacking)
         if not getattr(attacked, "removed_from_combat", False):
@@ -109,7 +121,7 @@ class CombatModel:
     def sources(self, step: Step) -> list[Creature]:
         """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
         if step is Step.FIRST_STRIKE:
-            return [c for c in self.combatants if first_striker(c) and c.power > 0 and self.targets(c)]
+            return [c for c in self.combatants if first_striker(c) and self.targets(c)]
         if not self.two_steps:
             return [c for c in self.combatants if self.targets(c)]
         return [c for c in self.combatants if self.targets(c)
@@ -136,20 +148,42 @@ class CombatModel:
             if fixed is not None:
                 for t in targets:
                     cells[(s.id, t)] = fixed.get((s.id, t), 0)
-            elif len(targets) == 1:
-                cells[(s.id, targets[0])] = s.power
+            elif len(targets) == 1 and not _two_modes(s):
+                cells[(s.id, targets[0])] = amount_of(s)
             else:
-                row = [self._int(0, s.power, f"x1[{s.id},{t}]") for t in targets]
-                self.model.add(sum(row) == s.power)  # 510.1a
-                cells.update({(s.id, t): v for t, v in zip(targets, row)})
+                row = {(s.id, t): self._int(0, amount_of(s), f"x1[{s.id},{t}]") for t in targets}
+                if _two_modes(s):
+                    self.first_modes[s.id] = self._two_mode_total(s, row, amount_of(s), lambda t: 1)
+                else:
+                    self.model.add(sum(row.values()) == amount_of(s))  # 510.1a
+                cells.update(row)
         return cells
+
+    def _two_mode_total(self, s: Creature, row: Mapping[Cell, Expr], amount: Expr, available) -> Expr:
+        """Thorn Elemental: all damage as though unblocked (to what it attacks, with trample over
+        planeswalkers also its controller), or normally; never a split. A mode with no recipient
+        assigns nothing. Returns the indicator of the unblocked mode."""
+        targets = self.targets(s)
+        creatures = [row[(s.id, t)] for t, r in targets if r == CREATURE]
+        beyond = [t for t, r in targets if r != CREATURE]
+        unblocked = self._bool(f"as_though_unblocked[{s.id}]")
+        normal_reach = _or(self, [available(t) for t, r in targets
+                                  if r == CREATURE or _tramples(s)])
+        unblocked_reach = _or(self, [available(t) for t in beyond])
+        assigns = _or(self, [_and(self, [unblocked, unblocked_reach]),
+                             _and(self, [_not(unblocked), normal_reach])])
+        self.model.add(sum(row.values()) == self._times(amount, assigns, amount_of(s)))
+        self._zero_unless(sum(creatures), _not(unblocked))
+        if not _tramples(s):
+            self._zero_unless(sum(row[(s.id, t)] for t in beyond), unblocked)
+        return unblocked
 
     def first_step_trample(self, cells: Mapping[Cell, Expr]) -> None:
         """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage."""
         for s in self.sources(Step.FIRST_STRIKE):
             if s.attacking is not None:
                 self._trample(s, cells, present=lambda x: 1, incoming=lambda x: _sum_to(cells, x),
-                              pw_before=lambda w: 0)
+                              pw_before=lambda w: 0, unblocked=self.first_modes.get(s.id, 0))
 
     # --- a scenario -------------------------------------------------------------------------------
     def scenario(self, first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -168,11 +202,12 @@ class CombatModel:
                 copies[p.id] = {}
             else:
                 copies.update({(p.id, j): {} for j in range(len(policies.get(p.id, [None])))})
+        modes: dict[ObjectId, Expr] = {}
         for s in self.sources(Step.REGULAR):
             targets = self.targets(s)
             power = st.effective_power(s)
             if s.controller in free:
-                copies[s.controller].update(self._free_cells(s, targets, power, st))
+                copies[s.controller].update(self._free_cells(s, targets, power, st, modes))
             else:
                 for j, policy in enumerate(policies.get(s.controller, [None])):
                     copies[(s.controller, j)].update(self._policy_cells(s, targets, power, st, policy))
@@ -182,7 +217,7 @@ class CombatModel:
             if s.attacking is not None and s.controller in free:
                 self._trample(s, attacker_cells, present=st.present,
                               incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
-                              pw_before=lambda w: st.pw_damage[w])
+                              pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
         parts: dict[PartKey, dict[str, Term]] = {}
         for key, cells in copies.items():
             parts[key] = self._terms(st, cells, key if isinstance(key, str) else key[0])
@@ -194,15 +229,18 @@ class CombatModel:
         return Scenario(all_cells, policy_cells, parts)  # type: ignore[arg-type]
 
     def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
-                    st: "_State") -> dict[Cell, Expr]:
-        if len(targets) == 1:
+                    st: "_State", modes: dict[ObjectId, Expr]) -> dict[Cell, Expr]:
+        if len(targets) == 1 and not _two_modes(s):
             return {(s.id, targets[0][0]): power}  # effective power is 0 when it is not available
         row = {}
         for t, _ in targets:
-            v = self._int(0, s.power, f"x2[{s.id},{t}]")
+            v = self._int(0, amount_of(s), f"x2[{s.id},{t}]")
             self._zero_unless(v, st.available(t))
             row[(s.id, t)] = v
-        self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
+        if _two_modes(s):
+            modes[s.id] = self._two_mode_total(s, row, power, st.available)
+        else:
+            self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
         return row
 
     def _policy_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
@@ -213,7 +251,7 @@ class CombatModel:
         none_before: Expr = 1
         for t, _ in targets:
             first_here = _and(self, [none_before, st.available(t)])
-            default[(s.id, t)] = self._times(power, first_here, s.power)
+            default[(s.id, t)] = self._times(power, first_here, amount_of(s))
             none_before = _and(self, [none_before, _not(st.available(t))])
         if policy is None:
             return default
@@ -225,13 +263,14 @@ class CombatModel:
             return wanted if legal else default
         out = {}
         for key in wanted:
-            v = self._int(0, s.power, f"p[{s.id},{key[1]}]")
+            v = self._int(0, amount_of(s), f"p[{s.id},{key[1]}]")
             self.model.add(v == wanted[key]).only_enforce_if(legal)
             self.model.add(v == default[key]).only_enforce_if(legal.Not())
             out[key] = v
         return out
 
-    def _trample(self, s: Creature, cells: Mapping[Cell, Expr], present, incoming, pw_before) -> None:
+    def _trample(self, s: Creature, cells: Mapping[Cell, Expr], present, incoming, pw_before,
+                 unblocked: Expr = 0) -> None:
         """Damage past the blockers only once each blocker still there is assigned lethal damage,
         counting damage already marked and every creature's damage this step, with any deathtouch
         damage lethal (702.19b, 702.2c); to the controller only once the planeswalker is assigned
@@ -245,7 +284,7 @@ class CombatModel:
                 blocker = self.board.creature(blocker_id)
                 lethal = _or(self, [_at_least(self, incoming(blocker_id), blocker.toughness - blocker.damage),
                                     _dt(self, cells, blocker_id)])
-                self._zero_unless(sum(past), _or(self, [_not(present(blocker_id)), lethal]))
+                self._zero_unless(sum(past), _or(self, [unblocked, _not(present(blocker_id)), lethal]))
         for t, r in targets:
             if r == CONTROLLER and (s.id, t) in cells:
                 w = self.board.get(s.attacking)
@@ -455,12 +494,13 @@ class _State:
         there and has something to assign to (510.1a-d), else 0."""
         if s.id not in self._power:
             cm = self.cm
-            power = s.power - self.counters[s.id]
+            power = amount_of(s) - self.counters[s.id]  # -1/-1 counters lower power and toughness alike
             reach = _or(cm, [self.available(t) for t, _ in cm.targets(s)])
             if _is_const(power):
-                value = cm._times(max(power, 0), _and(cm, [self.present(s.id), reach]), s.power)
+                value = cm._times(max(power, 0), _and(cm, [self.present(s.id), reach]), amount_of(s))
             else:
-                value = cm._times(power, _and(cm, [self.present(s.id), reach, _at_least(cm, power, 1)]), s.power)
+                value = cm._times(power, _and(cm, [self.present(s.id), reach, _at_least(cm, power, 1)]),
+                                  amount_of(s))
             self._power[s.id] = value
         return self._power[s.id]
 

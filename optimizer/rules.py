@@ -62,20 +62,30 @@ def is_present(board: Board, object_id: ObjectId) -> bool:
                         else obj.protector).in_game
 
 
-def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR) -> dict[ObjectId, Route]:
+def damage_amount(creature: Creature) -> int:
+    """510.1a: a creature assigns combat damage equal to its power, or its toughness under a
+    Doran-style effect; 0 or less means it assigns none."""
+    return creature.toughness if creature.assigns_damage_by_toughness else creature.power
+
+
+def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR,
+               as_though_unblocked: bool = False) -> dict[ObjectId, Route]:
     """Everything ``creature`` could legally assign combat damage to in ``step``, before lethal.
 
-    510.1b-d, 506.4c, 510.4, 702.19b-f. Empty if it assigns no combat damage at all.
+    510.1b-d, 506.4c, 510.4, 702.19b-f. Empty if it assigns no combat damage at all. With
+    ``as_though_unblocked``, the recipients it would have if it weren't blocked.
     """
-    if creature.power <= 0 or not assigns_in(board, creature, step):  # 510.1a, 510.4
+    if damage_amount(creature) <= 0 or not assigns_in(board, creature, step):  # 510.1a, 510.4
         return {}
     if creature.is_blocking:  # 510.1d
         return {a: Route.CREATURE for a in creature.blocking}
     target = creature.attacking
     if target is None:
         return {}
-    out: dict[ObjectId, Route] = {b: Route.CREATURE for b in board.blockers_of(creature.id)}
-    if creature.blocked and not tramples(creature):
+    blocked = creature.blocked and not as_though_unblocked
+    out: dict[ObjectId, Route] = {} if as_though_unblocked else {
+        b: Route.CREATURE for b in board.blockers_of(creature.id)}
+    if blocked and not tramples(creature):
         return out  # 510.1c: blocked, no trample: only blockers (none left: no damage)
     if is_present(board, target):
         out[target] = Route.ATTACKED
@@ -83,6 +93,22 @@ def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR) -> d
         controller = board.controller_of(target)
         if board.player(controller).in_game:
             out[controller] = Route.CONTROLLER  # 702.19c, 702.19e
+    return out
+
+
+def assignment_modes(creature: Creature) -> tuple[bool, ...]:
+    """The ways it may assign: normally, and for a blocked creature that may assign its damage as
+    though it weren't blocked (Thorn Elemental), that way too: all or nothing, never a split."""
+    if creature.may_assign_as_though_unblocked and creature.blocked:
+        return (False, True)
+    return (False,)
+
+
+def possible_recipients(board: Board, creature: Creature, step: Step) -> dict[ObjectId, Route]:
+    """Recipients under any of its assignment modes."""
+    out: dict[ObjectId, Route] = {}
+    for mode in assignment_modes(creature):
+        out.update(recipients(board, creature, step, as_though_unblocked=mode))
     return out
 
 

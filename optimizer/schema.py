@@ -69,6 +69,8 @@ class _CreatureIn(_Strict):
     blocked: StrictBool | None = None
     blocking: list[Id] = Field(default_factory=list)
     commander: StrictBool = False
+    assigns_damage_by_toughness: StrictBool = False
+    may_assign_as_though_unblocked: StrictBool = False
 
 
 class _BoardIn(_Strict):
@@ -268,6 +270,8 @@ def _build(raw: _BoardIn) -> Board:
             damage=c.damage, keywords=frozenset(keywords), other_keywords=tuple(others), toxic=toxic,
             value=c.value, attacking=c.attacking, blocked=bool(c.blocked) or bool(blocked_by),
             blocking=tuple(c.blocking), commander=c.commander,
+            assigns_damage_by_toughness=c.assigns_damage_by_toughness,
+            may_assign_as_though_unblocked=c.may_assign_as_though_unblocked,
         ))
     return Board(active_player=active, players=tuple(players), creatures=tuple(creatures),
                  planeswalkers=tuple(planeswalkers), battles=tuple(battles), warnings=tuple(warnings))

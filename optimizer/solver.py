@@ -36,7 +36,7 @@ from ortools.sat.python import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Keyword, ObjectId
 from .check import check
-from .encode import Cell, CombatModel, Expr, Term
+from .encode import Cell, CombatModel, Expr, Term, amount_of
 from .errors import InvalidRequestError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome
@@ -126,7 +126,7 @@ def objective_ranges(board: Board, decider: ObjectId, names: Sequence[str]) -> l
     combat = [c for c in board.creatures if c.attacking is not None or c.blocking]
     mine = [c for c in combat if c.controller == decider]
     theirs = [c for c in combat if c.controller != decider]
-    hits = sum(max(c.power, 0) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
+    hits = sum(max(amount_of(c), 0) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
     toxic = sum(c.toxic * 2 for c in combat)
     opponents = [p for p in board.players if p.id != decider]
     ranges = {
@@ -245,7 +245,7 @@ class _Game:
                             if p not in policies and p not in second_steps[:i])
         self.proven = False
         if best is None:  # out of time before any verification: verify the plainest legal first step
-            lead = {(s.id, cm_targets[0]): s.power for s, cm_targets in self._lead_sources(leaders)}
+            lead = {(s.id, cm_targets[0]): amount_of(s) for s, cm_targets in self._lead_sources(leaders)}
             value, line, _, _ = self._verify(lead, replies[:1], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
@@ -400,5 +400,6 @@ def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[di
         if s.controller in players:
             assert s.attacking is None, "responders and followers only block"
             targets = [t for t, _ in cm.targets(s)]
-            rows.append([{(s.id, t): n for t, n in zip(targets, split)} for split in _splits(s.power, len(targets))])
+            rows.append([{(s.id, t): n for t, n in zip(targets, split)}
+                         for split in _splits(amount_of(s), len(targets))])
     return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]

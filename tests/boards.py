@@ -41,6 +41,10 @@ def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False
         out["toxic"] = draw(st.integers(1, 2))
     if draw(st.booleans()):
         out["value"] = draw(st.integers(-1, 4))
+    if draw(st.integers(0, 7)) == 0:
+        out["assigns_damage_by_toughness"] = True
+    if draw(st.integers(0, 4)) == 0:
+        out["may_assign_as_though_unblocked"] = True
     return out
 
 
