@@ -1,0 +1,100 @@
+"""Card effects that change how a creature assigns combat damage (no Comprehensive Rules number:
+card text overrides 510.1a/510.1c, 101.1). Expected answers are worked out by hand.
+
+* ``assigns_damage_by_toughness`` (Doran, the Siege Tower): the amount is its toughness, not its power;
+  -1/-1 counters lower it like they lower toughness.
+* ``may_assign_as_though_unblocked`` (Thorn Elemental): a blocked creature assigns either normally or
+  all of its damage as though it weren't blocked, never a split; a way with no recipient assigns nothing.
+"""
+
+from __future__ import annotations
+
+from scenarios import attacker, blocker, check_line, make_board, planeswalker, solved
+
+THORN = {"may_assign_as_though_unblocked": True}
+DORAN = {"assigns_damage_by_toughness": True}
+
+
+def dmg(source: str, target: str, amount: int, step: str = "regular") -> dict:
+    return {"step": step, "source": source, "target": target, "amount": amount}
+
+
+def test_doran_unblocked_attacker_deals_its_toughness():
+    """A 0/4 assigning by toughness hits B for 4 (510.1a: power 0 would assign nothing)."""
+    board = make_board(attacker("wall", 0, 4, "B", **DORAN))
+    result = solved(board, ["player_damage"])
+    assert result.objective == {"player_damage": 4}
+    assert result.outcome.players["B"].life == 16
+
+
+def test_doran_blocker_deals_its_toughness_and_the_checker_wants_all_of_it():
+    """A 1/5 blocker assigning by toughness deals 5 to the 4/4 it blocks and kills it; 1 is illegal."""
+    board = make_board(attacker("a", 4, 4, "B"), blocker("b", 1, 5, "a", **DORAN))
+    assert check_line(board, dmg("a", "b", 4), dmg("b", "a", 5)).legal
+    assert "510.1a" in {v.rule for v in check_line(board, dmg("a", "b", 4), dmg("b", "a", 1)).violations}
+    assert solved(board, ["survivors"]).objective == {"survivors": 0}
+
+
+def test_doran_amount_shrinks_with_minus_counters_between_steps():
+    """510.4, 120.3d: a 2/5 first-strike wither attacker puts two -1/-1 counters on a 0/4 blocker that
+    assigns by toughness; in the regular step it is -2/2 and deals 2, not 4, so the attacker lives."""
+    board = make_board(attacker("a", 2, 5, "B", "first strike", "wither"), blocker("b", 0, 4, "a", **DORAN))
+    result = solved(board, ["survivors"])
+    assert result.outcome.creatures["a"].damage == 2
+    assert result.outcome.creatures["b"].minus_counters == 2
+    assert result.objective == {"survivors": 1}
+
+
+def test_thorn_chooses_the_player_or_the_blocker_by_objective():
+    """A blocked 7/7 Thorn Elemental: all 7 to B as though unblocked, or all 7 to the 2/2 blocker."""
+    board = make_board(attacker("thorn", 7, 7, "B", **THORN), blocker("b", 2, 2, "thorn"))
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 7}
+    assert solved(board, ["kills", "player_damage"]).objective == {"kills": 1, "player_damage": 0}
+
+
+def test_thorn_never_splits():
+    """Normal assignment (all to the blocker) or as though unblocked (all to B), nothing in between."""
+    board = make_board(attacker("thorn", 7, 7, "B", **THORN), blocker("b", 2, 2, "thorn"))
+    blocker_hit = [dmg("b", "thorn", 2)]
+    assert check_line(board, dmg("thorn", "B", 7), *blocker_hit).legal
+    assert check_line(board, dmg("thorn", "b", 7), *blocker_hit).legal
+    split = check_line(board, dmg("thorn", "b", 2), dmg("thorn", "B", 5), *blocker_hit)
+    assert not split.legal and "510.1c" in {v.rule for v in split.violations}
+
+
+def test_thorn_with_trample_splits_only_past_lethal():
+    """With trample the normal way allows 2 + 5 (702.19b); 1 + 6 is neither way."""
+    board = make_board(attacker("thorn", 7, 7, "B", "trample", **THORN), blocker("b", 2, 2, "thorn"))
+    hit = dmg("b", "thorn", 2)
+    assert check_line(board, dmg("thorn", "b", 2), dmg("thorn", "B", 5), hit).legal
+    bad = check_line(board, dmg("thorn", "b", 1), dmg("thorn", "B", 6), hit)
+    assert not bad.legal and "702.19b" in {v.rule for v in bad.violations}
+
+
+def test_thorn_whose_blockers_left_may_hit_the_player_or_nothing():
+    """Blocked with no blockers left: normally nothing (510.1c), as though unblocked all to B."""
+    board = make_board(attacker("thorn", 4, 4, "B", blocked=True, **THORN))
+    assert check_line(board, dmg("thorn", "B", 4)).legal
+    assert check_line(board).legal
+    assert not check_line(board, dmg("thorn", "B", 2)).legal
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 4}
+
+
+def test_thorn_attacking_a_planeswalker_that_left_may_hit_its_blocker_or_nothing():
+    """506.4c: as though unblocked it attacks nothing, so assigns nothing; normally all to the blocker."""
+    board = make_board(attacker("thorn", 4, 4, "pw", **THORN), blocker("b", 1, 1, "thorn"),
+                       planeswalkers=[planeswalker("pw", 3, removed_from_combat=True)])
+    hit = dmg("b", "thorn", 1)
+    assert check_line(board, dmg("thorn", "b", 4), hit).legal
+    assert check_line(board, hit).legal
+    assert not check_line(board, dmg("thorn", "pw", 4), hit).legal
+
+
+def test_thorn_with_trample_over_planeswalkers_as_though_unblocked():
+    """702.19c as though unblocked: 3 to the 3-loyalty planeswalker, 4 past it to B, 0 to the blocker."""
+    board = make_board(attacker("thorn", 7, 7, "pw", "trample over planeswalkers", **THORN),
+                       blocker("b", 0, 9, "thorn"), planeswalkers=[planeswalker("pw", 3)])
+    assert check_line(board, dmg("thorn", "pw", 3), dmg("thorn", "B", 4)).legal
+    assert not check_line(board, dmg("thorn", "pw", 2), dmg("thorn", "B", 5)).legal
+    result = solved(board, ["player_damage", "loyalty"])
+    assert result.objective == {"player_damage": 4, "loyalty": 3}
