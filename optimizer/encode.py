@@ -207,7 +207,10 @@ class CombatModel:
             targets = self.targets(s)
             power = st.effective_power(s)
             if s.controller in free:
-                copies[s.controller].update(self._free_cells(s, targets, power, st, modes))
+                row = self._free_cells(s, targets, power, st, modes)
+                copies[s.controller].update(row)
+                if _two_modes(s):  # what it deals may be less than its power: one mode may assign nothing
+                    st.second_total[s.id] = sum(row.values())
             else:
                 for j, policy in enumerate(policies.get(s.controller, [None])):
                     copies[(s.controller, j)].update(self._policy_cells(s, targets, power, st, policy))
@@ -448,6 +451,8 @@ class _State:
                                                              self.deathtouched[c.id]) for c in cm.combatants}
         self.pw_damage: dict[ObjectId, Expr] = {
             o.id: _sum_to(first, o.id) for o in (*b.planeswalkers, *b.battles)}
+        self.second_total: dict[ObjectId, Expr] = {}
+        """Second-step damage of sources that may deal less than their effective power."""
         self._present: dict[ObjectId, Expr] = {}
         self._available: dict[ObjectId, Expr] = {}
         self._power: dict[ObjectId, Expr] = {}
@@ -481,11 +486,11 @@ class _State:
                 value = self.present(object_id)
             elif b.is_player(object_id):
                 value = _not(self.lost[object_id])
-            else:
-                keeper = obj.controller if b.is_planeswalker(object_id) else obj.protector
+            else:  # gone at 0 loyalty or defense, or with a player who left the game (800.4a)
+                keepers = {obj.controller} if b.is_planeswalker(object_id) else {obj.controller, obj.protector}
                 size = obj.loyalty if b.is_planeswalker(object_id) else obj.defense
-                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size)),
-                                       _not(self.lost[keeper])])
+                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size))]
+                             + [_not(self.lost[k]) for k in sorted(keepers)])
             self._available[object_id] = value
         return self._available[object_id]
 
@@ -539,7 +544,7 @@ class _State:
             if s.controller == q and Keyword.LIFELINK in s.keywords:
                 gained = gained + sum((v for (src, _), v in self.first.items() if src == s.id), 0)
                 if s in second_sources:
-                    gained = gained + self.effective_power(s)
+                    gained = gained + self.second_total.get(s.id, self.effective_power(s))
         return gained
 
     def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,

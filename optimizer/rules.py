@@ -58,8 +58,8 @@ def is_present(board: Board, object_id: ObjectId) -> bool:
     obj = board.get(object_id)
     if obj is None or getattr(obj, "removed_from_combat", False):
         return False
-    return board.player(board.controller_of(object_id) if not isinstance(obj, Battle)
-                        else obj.protector).in_game
+    keepers = [obj.controller, obj.protector] if isinstance(obj, Battle) else [board.controller_of(object_id)]
+    return all(board.player(k).in_game for k in keepers)
 
 
 def damage_amount(creature: Creature) -> int:
@@ -273,7 +273,8 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
         for w in board.planeswalkers)
     battles = tuple(
         replace(b, defense=outcome.battles[b.id],
-                removed_from_combat=b.removed_from_combat or b.id in gone or b.protector in lost)
+                removed_from_combat=(b.removed_from_combat or b.id in gone or b.protector in lost
+                                     or b.controller in lost))
         for b in board.battles)
     return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
                  first_strike_step_done=True)

@@ -178,8 +178,8 @@ class _Game:
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = CombatModel(self.board, self.decider, self.names)
         if not probe.two_steps:
-            line = self._fixed_first_step({})
-            return line, None, self.proven
+            line, value = self._fixed_first_step({})
+            return line, value, self.proven
         responder_choice = any(probe.has_choice(c) for c in probe.combatants if c.controller in self.responders)
         if not responder_choice:
             return self._joint()
@@ -189,16 +189,17 @@ class _Game:
         return self._refine()
 
     # --- one model, everyone's second step free -----------------------------------------------------
-    def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[Assignment, ...]:
-        """The second step on a known state: each player's part optimized its own way (separable)."""
+    def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
+        """The second step on a known state: each player's part optimized its own way (separable).
+        Returns the line and the model's value of it."""
         cm = CombatModel(self.board, self.decider, self.names)
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
         stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
-        values = self._optimize(cm, stages, sc.cells)
-        return _line(values)
+        values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
+        return _line(values), value
 
-    def _joint(self) -> tuple[tuple[Assignment, ...], None, bool]:
+    def _joint(self) -> tuple[tuple[Assignment, ...], int, bool]:
         """Two steps, responders without choices: one model, the active side's both steps free."""
         cm = CombatModel(self.board, self.decider, self.names)
         first = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE))
@@ -209,8 +210,8 @@ class _Game:
         cells = dict(sc.cells)
         for responder_cells in sc.policy_cells.values():  # without choices, the default is the play
             cells.update({(Step.REGULAR, s, t): v for (s, t), v in responder_cells.items()})
-        values = self._optimize(cm, stages, cells)
-        return _line(values), None, self.proven
+        values, value = self._optimize(cm, stages, cells, self._total(sc))
+        return _line(values), value, self.proven
 
     # --- refinement ---------------------------------------------------------------------------------
     def _refine(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
@@ -236,13 +237,17 @@ class _Game:
                 best = (value, line)
             if value == bound:
                 return line, value, self.proven
+            if self._expired():
+                break
             if worst not in scenarios:
                 scenarios.append(worst)
-            for k, reply in enumerate(scenarios):  # tighten each scenario where the master stands
+            for k, reply in enumerate(scenarios[:len(follow)]):  # tighten each scenario where the master stands
                 state = {**lead, **reply, **follow.get(k, {})}
                 second_steps.append(self._second_step_reply(state))
             policies.extend(p for i, p in enumerate(second_steps)
                             if p not in policies and p not in second_steps[:i])
+        else:
+            raise SolverError(f"internal error: refinement did not converge in {MAX_ROUNDS} rounds")
         self.proven = False
         if best is None:  # out of time before any verification: verify the plainest legal first step
             lead = {(s.id, cm_targets[0]): amount_of(s) for s, cm_targets in self._lead_sources(leaders)}
@@ -300,12 +305,19 @@ class _Game:
         for reply in replies:
             best_follow = None
             for follow in follower_options:
+                if worst is not None and self._expired():
+                    self.proven = False  # out of time: the worst reply so far, not a verified value
+                    break
                 state = {**lead, **reply, **follow}
-                line = self._fixed_first_step(state)
+                line, model_value = self._fixed_first_step(state)
                 value = self._line_value(line)
+                if model_value is not None and value != model_value:
+                    raise SolverError(f"internal error: the model values a line at {model_value}, "
+                                      f"the checker at {value}")
                 if best_follow is None or self.master_sign * value > self.master_sign * best_follow[0]:
                     best_follow = (value, line, state)
-            assert best_follow is not None
+            if best_follow is None:
+                break
             if worst is None or self.master_sign * best_follow[0] < self.master_sign * worst[0]:
                 worst = (best_follow[0], best_follow[1], reply, best_follow[2])
         assert worst is not None
@@ -315,7 +327,7 @@ class _Game:
         return value, line, reply, [responder_second]
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
-        line = self._fixed_first_step(state)
+        line, _ = self._fixed_first_step(state)
         return {(a.source, a.target): a.amount for a in line
                 if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
 
@@ -327,6 +339,11 @@ class _Game:
         return self.scalar(objective_values(self.board, result.outcome, self.decider, self.names))
 
     # --- CP-SAT plumbing ----------------------------------------------------------------------------
+    def _total(self, sc) -> Expr | None:
+        """The model's value of the whole objective, to compare with the checker's (combined weights
+        only: one-at-a-time weights can exceed what CP-SAT evaluates)."""
+        return sum((self._scalar_expr(part) for part in sc.parts.values()), 0) if self.combine else None
+
     def _scalar_expr(self, part: Mapping[str, Term]) -> Expr:
         return sum((w * part[n].expr() for w, n in zip(self.weights, self.names)), 0)
 
@@ -337,10 +354,14 @@ class _Game:
             return [sum((w * e for w, e in zip(self.weights, per_objective)), 0)]
         return per_objective
 
-    def _optimize(self, cm: CombatModel, stages: list[Expr], cells: Mapping[Any, Expr]) -> dict[Any, int]:
-        values = {k: v for k, v in cells.items() if isinstance(v, int)}
+    def _optimize(self, cm: CombatModel, stages: list[Expr], cells: Mapping[Any, Expr],
+                  total: Expr | None) -> tuple[dict[Any, int], int | None]:
+        """Maximize each stage in turn; the cells' values and the model's value of ``total``."""
         if all(isinstance(v, int) for v in cells.values()):
-            return values
+            if total is None or isinstance(total, int):
+                return dict(cells), total
+            stages = []  # nothing to choose: one solve only evaluates the indicators
+        solver = None
         for expr in stages:
             cm.model.maximize(expr)
             solver = self._run(cm.model)
@@ -351,11 +372,15 @@ class _Game:
                 solver.parameters.max_deterministic_time = 10.0
                 if solver.solve(cm.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     raise SolverError("internal error: no legal assignment found")
-                return {k: _value(solver, v) for k, v in cells.items()}
-            values = {k: _value(solver, v) for k, v in cells.items()}
+                break
             if len(stages) > 1 and not isinstance(expr, int):
                 cm.model.add(expr >= solver.value(expr))
-        return values
+        if solver is None:
+            cm.model.clear_objective()
+            solver = self._run(cm.model)
+            if solver is None:
+                raise SolverError("internal error: no legal assignment found")
+        return {k: _value(solver, v) for k, v in cells.items()}, (None if total is None else _value(solver, total))
 
     def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
@@ -383,23 +408,42 @@ def _line(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[Assign
     return normalize(Assignment(step, s, t, n) for (step, s, t), n in values.items() if n > 0)
 
 
-def _splits(total: int, parts: int):
-    """Ordered splits of ``total`` into ``parts`` (written here, not shared with the brute-force reference)."""
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in _splits(total - first, parts - 1):
-            yield (first, *rest)
+def _distinct_splits(amount: int, caps: Sequence[int]):
+    """One split of ``amount`` among attackers for each distinct outcome: damage to an attacker beyond
+    its toughness changes nothing (it is destroyed, or counters take it to 0, either way), so
+    amounts of at least the cap are one class; the excess goes to the first attacker at its cap.
+    Written here, not shared with the brute-force reference."""
+    def classes(i: int, left: int, prefix: tuple[int, ...], full: int | None):
+        cap = caps[i]
+        if i == len(caps) - 1:
+            if full is None:  # nothing absorbs a remainder: this attacker takes all that is left
+                yield prefix + (min(left, cap),), (i if left >= cap else None)
+            else:
+                for v in range(min(cap, left) + 1):
+                    yield prefix + (v,), full
+            return
+        for v in range(min(cap, left) + 1):
+            yield from classes(i + 1, left - v, prefix + (v,), full if full is not None or v < cap else i)
+
+    for split, full in classes(0, amount, (), None):
+        rest = amount - sum(split)
+        if rest and full is None:
+            continue
+        out = list(split)
+        if rest:
+            out[full] += rest
+        yield tuple(out)
 
 
 def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[dict[Cell, int]]:
-    """Every first-step assignment of ``players``' creatures (blockers, whose choices are independent)."""
+    """Every distinct first-step assignment of ``players``' creatures (blockers: their choices are
+    independent of each other and of everyone else's, 510.1d)."""
     rows = []
     for s in cm.sources(Step.FIRST_STRIKE):
         if s.controller in players:
             assert s.attacking is None, "responders and followers only block"
             targets = [t for t, _ in cm.targets(s)]
+            caps = [cm.board.creature(t).toughness for t in targets]
             rows.append([{(s.id, t): n for t, n in zip(targets, split)}
-                         for split in _splits(amount_of(s), len(targets))])
+                         for split in _distinct_splits(amount_of(s), caps)])
     return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]

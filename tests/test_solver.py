@@ -66,3 +66,19 @@ def test_refinement_needs_combinable_objectives():
     with pytest.raises(InvalidRequestError) as info:
         solve(load_board(REFINE_BOARD), objective=["value", "kills"], max_combined_range=1)
     assert info.value.field == "objective"
+
+
+@pytest.mark.parametrize("amount", range(0, 8))
+@pytest.mark.parametrize("caps", [(1,), (3,), (1, 1), (2, 3), (4, 1), (1, 2, 3), (3, 3, 3)])
+def test_defender_replies_cover_every_distinct_outcome_once(amount, caps):
+    """The refinement enumerates one split per outcome class: amounts at or above an attacker's
+    toughness are one class. Compared with all splits, clamped."""
+    from itertools import product
+
+    from optimizer.solver import _distinct_splits
+
+    every = {tuple(min(v, c) for v, c in zip(split, caps))
+             for split in product(range(amount + 1), repeat=len(caps)) if sum(split) == amount}
+    got = [tuple(min(v, c) for v, c in zip(split, caps)) for split in _distinct_splits(amount, caps)]
+    assert all(sum(split) == amount for split in _distinct_splits(amount, caps))
+    assert sorted(got) == sorted(every)
