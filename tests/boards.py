@@ -56,8 +56,7 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
     With ``pressure`` attackers trample, planeswalkers are common and life totals low, so that
     damage past blockers, loyalty, poison and lethal decide the optimum more often.
     """
-    three = draw(st.integers(0, 3)) == 0
-    defenders = ["B", "C"] if three else ["B"]
+    defenders = draw(st.sampled_from([["B"], ["B"], ["B"], ["B", "C"], ["B", "C", "D"]]))
     players = [{"id": "A", "life": draw(st.integers(1, 20))}]
     max_life = 6 if pressure else 12
     for d in defenders:
@@ -70,7 +69,9 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
             planeswalkers[0]["removed_from_combat"] = True
     battles = []
     if draw(st.integers(0, 3)) == 0:
-        battles.append({"id": "siege", "controller": "A", "protector": draw(st.sampled_from(defenders)),
+        protector = draw(st.sampled_from(defenders))
+        controller = draw(st.sampled_from(["A"] + [d for d in defenders if d != protector]))
+        battles.append({"id": "siege", "controller": controller, "protector": protector,
                         "defense": draw(st.integers(1, 5))})
     targets = defenders + [w["id"] for w in planeswalkers] + [b["id"] for b in battles]
     defender_of = {d: d for d in defenders}
@@ -100,14 +101,15 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
         same_side = [a["id"] for a in attackers if defender_of[a["attacking"]] == defender and a is not first]
         blocking = [first["id"]]
         if same_side and draw(st.integers(0, 2)) == 0:
-            blocking.append(draw(st.sampled_from(same_side)))
+            blocking += draw(st.lists(st.sampled_from(same_side), min_size=1, max_size=2, unique=True))
         c["blocking"] = blocking
         creatures.append(c)
     blocked = {a for c in creatures for a in c.get("blocking", [])}
     for a in attackers:
         if a["id"] not in blocked and draw(st.integers(0, 6)) == 0:
             a["blocked"] = True
-    board: dict[str, Any] = {"players": players, "creatures": creatures}
+    order = draw(st.permutations(players))  # turn order need not start with the active player
+    board: dict[str, Any] = {"active_player": "A", "players": list(order), "creatures": creatures}
     if planeswalkers:
         board["planeswalkers"] = planeswalkers
     if battles:

@@ -15,7 +15,7 @@ LEAF_LIMIT = 3000
 
 @settings(max_examples=1000)
 @given(board_json=st.one_of(boards(), boards(pressure=True)), objective=objectives,
-       decider=st.sampled_from(["A", "A", "B", "C"]))
+       decider=st.sampled_from(["A", "A", "B", "C", "D"]))
 def test_cpsat_optimum_equals_brute_force(board_json, objective, decider):
     assert_matches_brute_force(board_json, objective, decider)
 
@@ -48,7 +48,7 @@ def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
 @settings(max_examples=500)
 @given(board_json=st.one_of(boards(strikes=True), boards(strikes=True, pressure=True),
                             boards(strikes=True, max_attackers=2, max_blockers=2)),
-       objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+       objective=objectives, decider=st.sampled_from(["A", "A", "B", "C", "D"]))
 def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decider):
     """510.4: both steps planned jointly, every other player replying worst-case in both steps."""
     assert_matches_brute_force(board_json, objective, decider)
