@@ -17,10 +17,15 @@ every other player minimizes them. Three cases:
   optimizes the active side's first-step damage against a growing set of responder first-step
   replies (one copy of the second step per reply) and of responder second-step replies (each a
   fixed assignment, used where legal, else a default). Each master solution is verified exactly by
-  enumerating the responders' first-step replies and solving the second step for each; the worst
-  reply and its second-step answer are added, until the master's bound equals a verified value.
-  Cost grows with the number of the responders' distinct first-step replies (enumerated per
-  verification) and with the number of refinement rounds (usually one or two).
+  enumerating the responders' first-step replies (one per distinct outcome: damage beyond an
+  attacker's toughness is all alike) and solving the second step for each; the worst reply and its
+  second-step answer are added, until the master's bound equals a verified value. Cost grows with
+  the number of the responders' distinct first-step replies (enumerated per verification, at most
+  the product over their first-strike blockers of the attackers' toughness + 1) and with the number
+  of refinement rounds (usually one or two). Under a time limit the best verified line is returned.
+
+Every line is re-checked by the independent checker, and the model's value of it must equal the
+checker's, or the solve fails loudly instead of answering wrongly.
 """
 
 from __future__ import annotations
