@@ -171,6 +171,9 @@ def _build(raw: _BoardIn) -> Board:
                 raise InvalidBoardError(where, f"{amount}: 21 or more commander damage has already lost the game (704.6c)")
             if key in creature_by_id and not creature_by_id[key].commander:
                 raise InvalidBoardError(where, f"{key!r} is a creature without \"commander\": true")
+            if key in seen and key not in creature_by_id:
+                raise InvalidBoardError(where, f"{key!r} is not a creature (903.10a: commander damage "
+                                        "comes from commanders)")
             if key not in creature_by_id:
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
@@ -188,6 +191,9 @@ def _build(raw: _BoardIn) -> Board:
     for i, b in enumerate(raw.battles):
         require_player(f"battles[{i}].controller", b.controller)
         require_player(f"battles[{i}].protector", b.protector)
+        if b.protector == b.controller:
+            raise InvalidBoardError(f"battles[{i}].protector", f"{b.protector!r} controls the battle; "
+                                    "a battle is protected by an opponent of its controller (310.11a)")
         if b.defense <= 0:
             raise InvalidBoardError(f"battles[{i}].defense",
                                     f"{b.defense}: a battle with 0 defense is already in the graveyard (704.5v)")

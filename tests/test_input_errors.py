@@ -642,3 +642,17 @@ def test_numbers_at_the_bound_are_accepted() -> None:
     result = solve(board, objective=["player_damage", "kills"])
     # lethal for b1 is m, exactly a1's power: nothing is left to trample over
     assert result.objective == {"player_damage": 0, "kills": 1}
+
+
+@pytest.mark.parametrize("board, field, problem", [
+    ({"players": [{"id": "A"}, {"id": "B", "commander_damage": {"A": 5}}]},
+     "players[1].commander_damage.A", "not a creature"),
+    ({"players": [{"id": "A"}, {"id": "B"}],
+      "battles": [{"id": "s", "controller": "B", "protector": "B", "defense": 3}]},
+     "battles[0].protector", "opponent"),
+])
+def test_impossible_references_are_rejected(board, field, problem):
+    """Commander damage comes from a creature (903.10a); a battle's protector is not its controller."""
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(board)
+    assert info.value.field == field and problem in info.value.problem
