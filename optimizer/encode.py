@@ -301,33 +301,40 @@ class CombatModel:
         player, everything about players, planeswalkers and battles)."""
         b = self.board
         terms = {name: Term() for name in self.objective}
-        deaths: dict[ObjectId, Expr] = {}
+        active = player == b.active_player
+        lost: dict[ObjectId, Expr] = {}
+        if active:  # only the active player's creatures damage players
+            for q in b.players:
+                if q.id != b.active_player:
+                    loss, poison = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
+                    lost[q.id] = st.player_lost(q.id, cells, loss, poison, second=True)
+        multiplayer = len(b.players) >= 3
         for c in self.combatants:
-            if self.damaged_by(c.id) == player:
-                deaths[c.id] = st.final_death(c, cells)
-        for cid, d in deaths.items():
-            c = b.creature(cid)
+            if self.damaged_by(c.id) != player:
+                continue
+            gone = st.final_death(c, cells)
+            if multiplayer and c.controller in lost:  # leaves with its controller (800.4a)
+                gone = _or(self, [gone, lost[c.controller]])
             mine = c.controller == self.decider
             if "kills" in terms and not mine:
-                terms["kills"].add(1, d)
+                terms["kills"].add(1, gone)
             if "survivors" in terms and mine:
-                terms["survivors"].add(-1, d)
+                terms["survivors"].add(-1, gone)
             if "value" in terms:
-                terms["value"].add(-c.value if mine else c.value, d)
-        if player != b.active_player:
+                terms["value"].add(-c.value if mine else c.value, gone)
+        if not active:
             return terms
         if "survivors" in terms:  # the deaths above count down from every creature of the decider's
             terms["survivors"].add(sum(1 for c in self.combatants if c.controller == self.decider), 1)
-        opponents = [p.id for p in b.players if p.id != self.decider]
-        for q in opponents:
-            loss = st.player_loss(q, cells)
-            poison = st.player_poison(q, cells)
+        for q in b.players:
+            if q.id == self.decider:
+                continue
             if "player_damage" in terms:
-                terms["player_damage"].add(1, loss)
+                terms["player_damage"].add(1, st.player_loss(q.id, cells))
             if "poison" in terms:
-                terms["poison"].add(1, poison)
-            if "lethal" in terms:
-                terms["lethal"].add(1, st.player_lost(q, cells, loss, poison, second=True))
+                terms["poison"].add(1, st.player_poison(q.id, cells))
+            if "lethal" in terms and q.id in lost:
+                terms["lethal"].add(1, lost[q.id])
         if "loyalty" in terms:
             for w in b.planeswalkers:
                 if w.controller != self.decider:

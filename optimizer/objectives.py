@@ -13,7 +13,8 @@ from .errors import InvalidRequestError
 from .rules import Outcome
 
 OBJECTIVES: dict[str, str] = {
-    "kills": "opponents' creatures that leave the battlefield after combat damage",
+    "kills": "opponents' creatures that leave the battlefield after combat damage (destroyed, or with "
+             "their controller who lost a multiplayer game)",
     "survivors": "the deciding player's creatures in combat still on the battlefield afterwards",
     "value": "value of opponents' creatures that leave minus value of the deciding player's that leave",
     "player_damage": "combat damage dealt to opponents by sources without infect (the life they lose)",
@@ -61,17 +62,24 @@ def objective_values(board: Board, outcome: Outcome, player: ObjectId,
     return {name: _VALUE[name](board, outcome, player) for name in objective}
 
 
+def left_battlefield(board: Board, outcome: Outcome, creature_id: ObjectId) -> bool:
+    """Destroyed (704.5), or gone with its controller, who lost a game that goes on (800.4a: with three
+    or more players; a two-player game simply ends)."""
+    c = board.creature(creature_id)
+    return outcome.creatures[c.id].destroyed or (len(board.players) >= 3 and outcome.players[c.controller].lost)
+
+
 def _kills(board: Board, outcome: Outcome, player: ObjectId) -> int:
-    return sum(1 for c in board.combatants if c.controller != player and outcome.creatures[c.id].destroyed)
+    return sum(1 for c in board.combatants if c.controller != player and left_battlefield(board, outcome, c.id))
 
 
 def _survivors(board: Board, outcome: Outcome, player: ObjectId) -> int:
-    return sum(1 for c in board.combatants if c.controller == player and not outcome.creatures[c.id].destroyed)
+    return sum(1 for c in board.combatants if c.controller == player and not left_battlefield(board, outcome, c.id))
 
 
 def _value(board: Board, outcome: Outcome, player: ObjectId) -> int:
     return sum((c.value if c.controller != player else -c.value)
-               for c in board.combatants if outcome.creatures[c.id].destroyed)
+               for c in board.combatants if left_battlefield(board, outcome, c.id))
 
 
 def _player_damage(board: Board, outcome: Outcome, player: ObjectId) -> int:
