@@ -1104,3 +1104,14 @@ def test_510_4_first_strike_outside_combat_is_fine() -> None:
     board = make_board(attacker("a1", 2, 2), {"id": "fs", "controller": "B", "power": 2, "toughness": 2,
                                               "keywords": ["first strike"]})
     assert solved(board, ["player_damage"]).objective == {"player_damage": 2}
+
+
+def test_800_4a_creatures_leave_with_a_player_who_lost_a_multiplayer_game():
+    """800.4a: with three players, B at 2 life taking 2 leaves the game with its creatures, so B's
+    1/5 blocker (value 7) leaves the battlefield (+7) while it kills A's 1/1 (-1): value 6, kills 1.
+    In a two-player game the game just ends and nothing else leaves: value -1, kills 0."""
+    creatures = [attacker("u", 2, 2, "B"), attacker("a2", 1, 1, "B"), blocker("bb", 1, 5, "a2", value=7)]
+    three = make_board(*creatures, players=[player("A"), player("B", life=2), player("C")])
+    assert solved(three, ["lethal", "value", "kills"]).objective == {"lethal": 1, "value": 6, "kills": 1}
+    two = make_board(*creatures, players=[player("A"), player("B", life=2)])
+    assert solved(two, ["lethal", "value", "kills"]).objective == {"lethal": 1, "value": -1, "kills": 0}
