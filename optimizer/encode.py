@@ -303,11 +303,13 @@ class CombatModel:
         terms = {name: Term() for name in self.objective}
         active = player == b.active_player
         lost: dict[ObjectId, Expr] = {}
+        loss: dict[ObjectId, Expr] = {}
+        poison: dict[ObjectId, Expr] = {}
         if active:  # only the active player's creatures damage players
             for q in b.players:
                 if q.id != b.active_player:
-                    loss, poison = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    lost[q.id] = st.player_lost(q.id, cells, loss, poison, second=True)
+                    loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
+                    lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         multiplayer = len(b.players) >= 3
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
@@ -330,9 +332,9 @@ class CombatModel:
             if q.id == self.decider:
                 continue
             if "player_damage" in terms:
-                terms["player_damage"].add(1, st.player_loss(q.id, cells))
+                terms["player_damage"].add(1, loss.get(q.id, 0))  # the active player takes no damage
             if "poison" in terms:
-                terms["poison"].add(1, st.player_poison(q.id, cells))
+                terms["poison"].add(1, poison.get(q.id, 0))
             if "lethal" in terms and q.id in lost:
                 terms["lethal"].add(1, lost[q.id])
         if "loyalty" in terms:
