@@ -305,12 +305,13 @@ class CombatModel:
         lost: dict[ObjectId, Expr] = {}
         loss: dict[ObjectId, Expr] = {}
         poison: dict[ObjectId, Expr] = {}
+        multiplayer = len(b.players) >= 3
         if active:  # only the active player's creatures damage players
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
-        multiplayer = len(b.players) >= 3
+                    if "lethal" in terms or multiplayer:
+                        lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
                 continue
