@@ -26,7 +26,7 @@ from typing import Mapping, Sequence, Union
 
 from ortools.sat.python import cp_model
 
-from .assignment import Assignment, Step
+from .assignment import Step
 from .board import Board, Creature, Keyword, ObjectId
 
 Expr = Union[cp_model.LinearExprT, int]
@@ -575,7 +575,3 @@ class _State:
 def _counters(source: Creature) -> bool:
     """120.3d: damage from a source with wither or infect becomes -1/-1 counters."""
     return Keyword.WITHER in source.keywords or Keyword.INFECT in source.keywords
-
-
-def assignments_from(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> list[Assignment]:
-    return [Assignment(step, s, t, n) for (step, s, t), n in values.items() if n > 0]
