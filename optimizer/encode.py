@@ -98,10 +98,19 @@ class CombatModel:
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
+        self._targets = {c.id: self._find_targets(c) for c in self.combatants}
+        self._sources = {step: self._find_sources(step) for step in Step}
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
         """Everything ``c`` could ever assign damage to, with the route (510.1b-d, 702.19)."""
+        return self._targets[c.id]
+
+    def sources(self, step: Step) -> list[Creature]:
+        """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
+        return self._sources[step]
+
+    def _find_targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
         if amount_of(c) <= 0:  # 510.1a
             return []
         if c.blocking:
@@ -118,8 +127,7 @@ class CombatModel:
             out.append((self.board.controller_of(c.attacking), CONTROLLER))
         return out
 
-    def sources(self, step: Step) -> list[Creature]:
-        """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
+    def _find_sources(self, step: Step) -> list[Creature]:
         if step is Step.FIRST_STRIKE:
             return [c for c in self.combatants if first_striker(c) and self.targets(c)]
         if not self.two_steps:
@@ -408,28 +416,24 @@ def _not(x: Expr) -> Expr:
 
 
 def _and(cm: CombatModel, items: list[Expr]) -> Expr:
-    if any(_is_const(i) and i == 0 for i in items):
-        return 0
-    live = [i for i in items if not _is_const(i)]
-    if not live:
-        return 1
-    if len(live) == 1:
-        return live[0]
-    v = cm._bool("and")
-    cm.model.add_min_equality(v, live)
-    return v
+    return _fold(cm, items, absorbing=0)
 
 
 def _or(cm: CombatModel, items: list[Expr]) -> Expr:
-    if any(_is_const(i) and i == 1 for i in items):
-        return 1
+    return _fold(cm, items, absorbing=1)
+
+
+def _fold(cm: CombatModel, items: list[Expr], absorbing: int) -> Expr:
+    """AND (``absorbing`` 0: the minimum) or OR (1: the maximum) of indicators, folding constants."""
+    if any(_is_const(i) and i == absorbing for i in items):
+        return absorbing
     live = [i for i in items if not _is_const(i)]
     if not live:
-        return 0
+        return 1 - absorbing
     if len(live) == 1:
         return live[0]
-    v = cm._bool("or")
-    cm.model.add_max_equality(v, live)
+    v = cm._bool("or" if absorbing else "and")
+    (cm.model.add_max_equality if absorbing else cm.model.add_min_equality)(v, live)
     return v
 
 

@@ -255,14 +255,11 @@ class _Game:
             raise SolverError(f"internal error: refinement did not converge in {MAX_ROUNDS} rounds")
         self.proven = False
         if best is None:  # out of time before any verification: verify the plainest legal first step
-            lead = {(s.id, cm_targets[0]): amount_of(s) for s, cm_targets in self._lead_sources(leaders)}
+            lead = {(s.id, probe.targets(s)[0][0]): amount_of(s)
+                    for s in probe.sources(Step.FIRST_STRIKE) if s.controller in leaders}
             value, line, _, _ = self._verify(lead, replies[:1], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
-
-    def _lead_sources(self, leaders: list[ObjectId]):
-        cm = CombatModel(self.board, self.decider, self.names)
-        return [(s, [t for t, _ in cm.targets(s)]) for s in cm.sources(Step.FIRST_STRIKE) if s.controller in leaders]
 
     def _master(self, leaders: list[ObjectId], followers: list[ObjectId], scenarios: list[dict[Cell, int]],
                 policies: list[dict[Cell, int]]):
@@ -327,12 +324,13 @@ class _Game:
                 worst = (best_follow[0], best_follow[1], reply, best_follow[2])
         assert worst is not None
         value, line, reply, state = worst
-        responder_second = {(a.source, a.target): a.amount for a in line
-                            if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
-        return value, line, reply, [responder_second]
+        return value, line, reply, [self._responders_second_step(line)]
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
-        line, _ = self._fixed_first_step(state)
+        return self._responders_second_step(self._fixed_first_step(state)[0])
+
+    def _responders_second_step(self, line: tuple[Assignment, ...]) -> dict[Cell, int]:
+        """The responders' regular-step assignment in ``line``, as a policy for the master."""
         return {(a.source, a.target): a.amount for a in line
                 if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
 
