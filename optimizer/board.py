@@ -37,6 +37,14 @@ class Keyword(str, Enum):
     """702.7b: deals combat damage in the first combat damage step (510.4)."""
     DOUBLE_STRIKE = "double strike"
     """702.4b: deals combat damage in both combat damage steps (510.4)."""
+    BANDING = "banding"
+    """702.22j-k: the other side's player divides the damage of creatures it fights."""
+
+
+COLORS = ("white", "blue", "black", "red", "green")
+"""The five colors (105.1)."""
+PROTECTION_QUALITIES = COLORS + ("creatures", "everything")
+"""Qualities a ``protection_from`` list may name (702.16a, 702.16j)."""
 
 
 def normalize_keyword(text: str) -> str:
@@ -62,6 +70,8 @@ class Player:
     commander_damage: Mapping[ObjectId, int] = field(default_factory=lambda: MappingProxyType({}))
     in_game: bool = True
     """False once the player has lost (between damage steps in a multiplayer game, 800.4a)."""
+    protection_from: frozenset[str] = frozenset()
+    """Colors, "creatures" or "everything": damage from such sources is prevented (702.16e)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,10 @@ class Creature:
     """Assigns combat damage equal to its toughness rather than its power (Doran-style effects)."""
     may_assign_as_though_unblocked: bool = False
     """May assign all its combat damage as though it weren't blocked (Thorn Elemental)."""
+    colors: frozenset[str] = frozenset()
+    """Its colors (105.1); none means colorless."""
+    protection_from: frozenset[str] = frozenset()
+    """Colors, "creatures" or "everything": damage from such sources is prevented (702.16e)."""
 
     def has(self, keyword: Keyword) -> bool:
         return keyword in self.keywords
@@ -134,6 +148,65 @@ class Creature:
         return f"{self.id} ({self.name})" if self.name else self.id
 
 
+class EffectKind(str, Enum):
+    """Effects that change combat damage as it is dealt (615, 614); none changes what is assigned."""
+
+    PREVENT = "prevent"
+    """Prevent all such damage (615.1), or with an amount the next N damage to one recipient (615.7)."""
+    DOUBLE = "double"
+    """Such damage is doubled instead (614.1a); two of them quadruple it (614.5)."""
+    ADD = "add"
+    """Such damage is increased by ``amount`` (614.1a); 0 damage is not increased (614.7a)."""
+    CANT_BE_PREVENTED = "cant_be_prevented"
+    """Such damage can't be prevented (615.12)."""
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Which sources or recipients an effect applies to: ``ids``, or everything ``controller``
+    controls, or (both None) everything. A player id in ``ids`` means that player."""
+
+    ids: frozenset[ObjectId] | None = None
+    controller: ObjectId | None = None
+
+    def matches(self, object_id: ObjectId, controller: ObjectId | None) -> bool:
+        if self.ids is not None:
+            return object_id in self.ids
+        if self.controller is not None:
+            return controller == self.controller
+        return True
+
+    def to_json(self) -> Any:
+        if self.ids is not None:
+            return sorted(self.ids)
+        if self.controller is not None:
+            return {"controller": self.controller}
+        return "all"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A damage effect on the board; ``amount`` None for PREVENT means prevent all such damage."""
+
+    kind: EffectKind
+    amount: int | None = None
+    sources: Selector = Selector()
+    recipients: Selector = Selector()
+
+    @property
+    def is_shield(self) -> bool:
+        """"Prevent the next N damage" to one recipient (615.7)."""
+        return self.kind is EffectKind.PREVENT and self.amount is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value}
+        if self.kind in (EffectKind.PREVENT, EffectKind.ADD):
+            out["amount"] = self.amount
+        out["sources"] = self.sources.to_json()
+        out["recipients"] = self.recipients.to_json()
+        return out
+
+
 @dataclass(frozen=True)
 class Board:
     """A combat at the moment combat damage is assigned (510.1)."""
@@ -146,6 +219,8 @@ class Board:
     warnings: tuple[str, ...] = ()
     first_strike_step_done: bool = False
     """True for the board between the first-strike and the regular combat damage step (510.4)."""
+    effects: tuple[Effect, ...] = ()
+    """Damage effects (protection is on the creatures and players themselves)."""
     _index: Mapping[ObjectId, Any] = field(init=False, repr=False, compare=False)
     _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
 
@@ -235,7 +310,8 @@ class Board:
             "active_player": self.active_player,
             "players": [
                 {"id": p.id, "life": p.life, "poison": p.poison,
-                 "commander_damage": dict(p.commander_damage)}
+                 "commander_damage": dict(p.commander_damage),
+                 **({"protection_from": sorted(p.protection_from)} if p.protection_from else {})}
                 for p in self.players
             ],
             "planeswalkers": [
@@ -251,6 +327,8 @@ class Board:
             ],
             "creatures": [],
         }
+        if self.effects:
+            out["effects"] = [e.to_dict() for e in self.effects]
         for c in self.creatures:
             entry: dict[str, Any] = {"id": c.id, "controller": c.controller,
                                      "power": c.power, "toughness": c.toughness}
@@ -277,5 +355,9 @@ class Board:
                 entry["assigns_damage_by_toughness"] = True
             if c.may_assign_as_though_unblocked:
                 entry["may_assign_as_though_unblocked"] = True
+            if c.colors:
+                entry["colors"] = [k for k in COLORS if k in c.colors]
+            if c.protection_from:
+                entry["protection_from"] = sorted(c.protection_from)
             out["creatures"].append(entry)
         return out

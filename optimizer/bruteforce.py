@@ -2,9 +2,12 @@
 
 Plays combat damage assignment as the game the rules describe: in each damage step (510.4)
 players announce in turn order, the active player first (510.1), each seeing every earlier
-announcement, including the first-strike step's results; the deciding player maximizes its
-objective tuple, every other player minimizes it. Every candidate split of every creature's power
-is tried and judged by the independent checker. Exponential: small boards only.
+announcement, including the first-strike step's results; a creature's damage is announced by the
+player who divides it (its controller, or the other side under banding, 702.22j-k). Then, as the
+damage is dealt, each player in turn order (101.4) makes its choices for the effects on damage it is
+affected by (616.1, 615.7). The deciding player maximizes its objective tuple, every other player
+minimizes it. Every candidate split of every creature's power is tried and judged by the independent
+checker. Exponential: small boards only.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from .assignment import Assignment, Step, normalize
 from .board import Board, ObjectId
 from .check import step_violations
 from .objectives import objective_values
+from .dealing import DealingChoice, banding_chooser, dealing_options
 from .rules import (board_after_first_strike, damage_amount, damage_steps, deal_damage, possible_recipients,
-                    resolve_combat)
+                    resolve_combat, step_choices)
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class BruteForceResult:
 
     value: tuple[int, ...]
     assignments: tuple[Assignment, ...]
+    dealing: tuple[DealingChoice, ...] = ()
 
 
 def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -56,7 +61,7 @@ def player_options(board: Board, player: ObjectId, step: Step,
 
     ``board`` is the board as the step begins; ``announced`` holds this step's earlier announcements.
     """
-    own = [c.id for c in board.combatants if c.controller == player]
+    own = [c.id for c in board.combatants if banding_chooser(board, c) == player]
     options = []
     for combo in product(*(creature_options(board, c, step) for c in own)):
         mine = tuple(a for part in combo for a in part)
@@ -84,19 +89,28 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str]) -> Bru
     steps = damage_steps(board)
 
     def search(current: Board, step_index: int, level: int, announced: tuple[Assignment, ...],
-               history: tuple[Assignment, ...]) -> BruteForceResult:
+               history: tuple[Assignment, ...], made: tuple[DealingChoice, ...],
+               chosen: tuple[DealingChoice, ...]) -> BruteForceResult:
         step = steps[step_index]
-        if level == len(order):
-            if step_index + 1 < len(steps):
-                later = board_after_first_strike(current, deal_damage(current, normalize(announced)))
-                if later is not None:
-                    return search(later, step_index + 1, 0, (), history + announced)
-            line = normalize(history + announced)
-            values = objective_values(board, resolve_combat(board, line), player, objective)
-            return BruteForceResult(tuple(values[name] for name in objective), line)
-        options = player_options(current, order[level], step, announced)
-        results = [search(current, step_index, level + 1, announced + option, history) for option in options]
-        pick = max if order[level] == player else min
-        return pick(results, key=lambda r: r.value)
+        pick = max if order[level % len(order)] == player else min
+        if level < len(order):  # announcements (510.1)
+            options = player_options(current, order[level], step, announced)
+            results = [search(current, step_index, level + 1, announced + option, history, made, chosen)
+                       for option in options]
+            return pick(results, key=lambda r: r.value)
+        if level < 2 * len(order):  # choices for effects as the damage is dealt (616.1, 615.7, 101.4)
+            ways = dealing_options(current, step, normalize(announced), order[level - len(order)])
+            results = [search(current, step_index, level + 1, announced, history, made, chosen + way)
+                       for way in ways]
+            return pick(results, key=lambda r: r.value)
+        made = made + chosen
+        if step_index + 1 < len(steps):
+            dealt = deal_damage(current, normalize(announced), step_choices(chosen, step))
+            later = board_after_first_strike(current, dealt)
+            if later is not None:
+                return search(later, step_index + 1, 0, (), history + announced, made, ())
+        line = normalize(history + announced)
+        values = objective_values(board, resolve_combat(board, line, made), player, objective)
+        return BruteForceResult(tuple(values[name] for name in objective), line, made)
 
-    return search(board, 0, 0, (), ())
+    return search(board, 0, 0, (), (), (), ())

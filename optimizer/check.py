@@ -12,8 +12,10 @@ from typing import Any, Iterable
 
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
+from .dealing import DealingChoice, banding_chooser
 from .rules import (Outcome, Route, assignment_modes, assigns_in, board_after_first_strike, damage_amount,
-                    damage_steps, deal_damage, is_present, lethal_needed, recipients, resolve_combat, tramples)
+                    damage_steps, deal_damage, is_present, lethal_needed, recipients, resolve_combat, step_choices,
+                    tramples)
 
 
 @dataclass(frozen=True)
@@ -45,18 +47,25 @@ class CheckResult:
                 "outcome": self.outcome.to_dict() if self.outcome else None}
 
 
-def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | list[Any]) -> CheckResult:
-    """Check a complete combat damage assignment (every creature that deals damage) on ``board``."""
+def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | list[Any],
+          dealing: Iterable[DealingChoice] = ()) -> CheckResult:
+    """Check a complete combat damage assignment (every creature that deals damage) on ``board``.
+
+    ``dealing`` gives the affected players' choices for effects applied to the damage (616.1, 615.7);
+    without one, a damage's effects apply in board order and shields prevent all they can.
+    """
     if isinstance(assignments, (dict, list)):
         parsed = parse_assignments(assignments, board)
     else:
         parsed = normalize(assignments)
-    found = violations(board, parsed)
-    outcome = None if found else resolve_combat(board, parsed)
+    dealing = tuple(dealing)
+    found = violations(board, parsed, dealing)
+    outcome = None if found else resolve_combat(board, parsed, dealing)
     return CheckResult(not found, tuple(found), outcome)
 
 
-def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violation]:
+def violations(board: Board, assignments: tuple[Assignment, ...],
+               dealing: tuple[DealingChoice, ...] = ()) -> list[Violation]:
     """Every rule the (normalized) assignment breaks, step by step (510.4); empty if it is legal.
 
     The regular step is judged on the board the first-strike step leaves behind, so a first-strike
@@ -72,7 +81,7 @@ def violations(board: Board, assignments: tuple[Assignment, ...]) -> list[Violat
     out = step_violations(board, Step.FIRST_STRIKE, first)
     if out:
         return out
-    later = board_after_first_strike(board, deal_damage(board, first))
+    later = board_after_first_strike(board, deal_damage(board, first, step_choices(dealing, Step.FIRST_STRIKE)))
     if later is None:
         return [Violation("510.4", a.source, f"{a.source} assigns damage in the regular step, but the game "
                           "ended after the first-strike step (704.5a, 704.5c, 704.6c)") for a in regular]
@@ -117,7 +126,7 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
             continue
         given = by_source.get(creature.id, {})
         found = [_creature_violations(board, step, creature, given, incoming, deathtouch_in, mode)
-                 for mode in assignment_modes(creature)]
+                 for mode in assignment_modes(board, creature)]
         if all(found):  # no mode makes it legal: report the normal mode's violations
             out += [Violation(rule, creature.id, message, step) for rule, message in found[0]]
     return out
@@ -173,6 +182,8 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
 def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:
     if creature.is_blocking:
         return "510.1d"
+    if banding_chooser(board, creature) != creature.controller:
+        return "702.22j"
     if creature.attacking is not None and board.is_player(target) and board.is_planeswalker(creature.attacking) \
             and board.controller_of(creature.attacking) == target:
         return "702.19f"
@@ -186,6 +197,9 @@ def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
         return f": it assigns no combat damage ({damage_amount(creature)}, 510.1a)"
     if creature.is_blocking:
         return f": it blocks only {', '.join(creature.blocking)}"
+    if banding_chooser(board, creature) != creature.controller:
+        return (": it is blocked by a creature with banding, so the defending player divides its damage "
+                f"among its blockers {', '.join(board.blockers_of(creature.id))}")
     attacked = creature.attacking
     if target == attacked and not is_present(board, attacked):
         return f": {attacked} has left combat (506.4c)"

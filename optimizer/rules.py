@@ -6,15 +6,16 @@ CP-SAT encoding is tested against; it shares no code with :mod:`optimizer.encode
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from dataclasses import replace
 
 from .assignment import Assignment, Step
 from .board import Battle, Board, Creature, Keyword, ObjectId, Player
+from .dealing import DealingChoice, banding_chooser, deal
 
 
 class Route(str, Enum):
@@ -82,6 +83,8 @@ def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR,
     target = creature.attacking
     if target is None:
         return {}
+    if banding_chooser(board, creature) != creature.controller:  # 702.22j: among its blockers only
+        return {} if as_though_unblocked else {b: Route.CREATURE for b in board.blockers_of(creature.id)}
     blocked = creature.blocked and not as_though_unblocked
     out: dict[ObjectId, Route] = {} if as_though_unblocked else {
         b: Route.CREATURE for b in board.blockers_of(creature.id)}
@@ -96,10 +99,12 @@ def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR,
     return out
 
 
-def assignment_modes(creature: Creature) -> tuple[bool, ...]:
+def assignment_modes(board: Board, creature: Creature) -> tuple[bool, ...]:
     """The ways it may assign: normally, and for a blocked creature that may assign its damage as
-    though it weren't blocked (Thorn Elemental), that way too: all or nothing, never a split."""
-    if creature.may_assign_as_though_unblocked and creature.blocked:
+    though it weren't blocked (Thorn Elemental), that way too: all or nothing, never a split. Not
+    when the defending player divides its damage (702.22j)."""
+    if creature.may_assign_as_though_unblocked and creature.blocked \
+            and banding_chooser(board, creature) == creature.controller:
         return (False, True)
     return (False,)
 
@@ -107,7 +112,7 @@ def assignment_modes(creature: Creature) -> tuple[bool, ...]:
 def possible_recipients(board: Board, creature: Creature, step: Step) -> dict[ObjectId, Route]:
     """Recipients under any of its assignment modes."""
     out: dict[ObjectId, Route] = {}
-    for mode in assignment_modes(creature):
+    for mode in assignment_modes(board, creature):
         out.update(recipients(board, creature, step, as_though_unblocked=mode))
     return out
 
@@ -154,6 +159,8 @@ class Outcome:
     battles: Mapping[ObjectId, int]
     creatures: Mapping[ObjectId, CreatureOutcome]
     destroyed: tuple[ObjectId, ...]
+    shields_used: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+    """Damage each "prevent the next N" shield (by index in ``board.effects``) prevented (615.7)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -168,11 +175,14 @@ class Outcome:
         }
 
 
-def deal_damage(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
-    """Deal the assigned damage simultaneously (510.2), apply its results (120.3), then SBAs (704).
+def deal_damage(board: Board, assignments: tuple[Assignment, ...],
+                choices: Mapping[tuple[ObjectId, ObjectId], DealingChoice] | None = None) -> Outcome:
+    """Deal the assigned damage simultaneously (510.2) as modified by effects (615, 616, 702.16e, with
+    ``choices`` for the effects' order), apply its results (120.3), then SBAs (704).
 
     Assumes the assignment is legal; :func:`optimizer.check.check` says whether it is.
     """
+    dealt = deal(board, assignments, choices)
     marked = {c.id: c.damage for c in board.combatants}
     counters = {c.id: 0 for c in board.combatants}
     deathtouched = {c.id: False for c in board.combatants}
@@ -184,34 +194,34 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
     gained = {p.id: 0 for p in board.players}
     commander = {p.id: dict(p.commander_damage) for p in board.players}
 
-    for a in assignments:
-        if a.amount <= 0:
+    for (source_id, target), amount in dealt.amounts.items():
+        if amount <= 0:  # fully prevented damage has no results at all (615, 120.3)
             continue
-        source = board.creature(a.source)
+        source = board.creature(source_id)
         infect = source.has(Keyword.INFECT)
-        if board.is_creature(a.target):
+        if board.is_creature(target):
             if infect or source.has(Keyword.WITHER):  # 120.3d
-                counters[a.target] += a.amount
+                counters[target] += amount
             else:  # 120.3e
-                marked[a.target] += a.amount
+                marked[target] += amount
             if source.has(Keyword.DEATHTOUCH):  # 702.2b
-                deathtouched[a.target] = True
-        elif board.is_player(a.target):
+                deathtouched[target] = True
+        elif board.is_player(target):
             if infect:  # 120.3b
-                poison[a.target] += a.amount
+                poison[target] += amount
             else:  # 120.3a
-                life[a.target] -= a.amount
-                taken[a.target] += a.amount
-            poison[a.target] += source.toxic  # 120.3g, 702.164c
+                life[target] -= amount
+                taken[target] += amount
+            poison[target] += source.toxic  # 120.3g, 702.164c
             if source.commander:  # 903.10a
-                commander[a.target][source.id] = commander[a.target].get(source.id, 0) + a.amount
-        elif board.is_planeswalker(a.target):  # 120.3c
-            loyalty[a.target] = max(0, loyalty[a.target] - a.amount)
-        elif board.is_battle(a.target):  # 120.3h
-            defense[a.target] = max(0, defense[a.target] - a.amount)
+                commander[target][source.id] = commander[target].get(source.id, 0) + amount
+        elif board.is_planeswalker(target):  # 120.3c
+            loyalty[target] = max(0, loyalty[target] - amount)
+        elif board.is_battle(target):  # 120.3h
+            defense[target] = max(0, defense[target] - amount)
         if source.has(Keyword.LIFELINK):  # 120.3f, 702.15b
-            life[source.controller] += a.amount
-            gained[source.controller] += a.amount
+            life[source.controller] += amount
+            gained[source.controller] += amount
 
     creatures: dict[ObjectId, CreatureOutcome] = {}
     destroyed: list[ObjectId] = []
@@ -238,7 +248,7 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
         for p in board.players
     }
     return Outcome(MappingProxyType(players), MappingProxyType(loyalty), MappingProxyType(defense),
-                   MappingProxyType(creatures), tuple(destroyed))
+                   MappingProxyType(creatures), tuple(destroyed), MappingProxyType(dict(dealt.shields_used)))
 
 
 def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
@@ -264,9 +274,12 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
         creatures.append(c)
     present = {c.id for c in creatures}
     creatures = [replace(c, blocking=tuple(a for a in c.blocking if a in present)) for c in creatures]
-    players = tuple(Player(p.id, outcome.players[p.id].life, outcome.players[p.id].poison,
-                           outcome.players[p.id].commander_damage, p.in_game and p.id not in lost)
+    players = tuple(replace(p, life=outcome.players[p.id].life, poison=outcome.players[p.id].poison,
+                            commander_damage=outcome.players[p.id].commander_damage,
+                            in_game=p.in_game and p.id not in lost)
                     for p in board.players)
+    effects = tuple(replace(e, amount=e.amount - outcome.shields_used.get(i, 0)) if e.is_shield else e
+                    for i, e in enumerate(board.effects))  # a shield's capacity carries over (615.7)
     planeswalkers = tuple(
         replace(w, loyalty=outcome.planeswalkers[w.id],
                 removed_from_combat=w.removed_from_combat or w.id in gone or w.controller in lost)
@@ -277,7 +290,7 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
                                      or b.controller in lost))
         for b in board.battles)
     return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
-                 first_strike_step_done=True)
+                 first_strike_step_done=True, effects=effects)
 
 
 def _combine(board: Board, first: Outcome, second: Outcome) -> Outcome:
@@ -300,13 +313,22 @@ def _combine(board: Board, first: Outcome, second: Outcome) -> Outcome:
                    MappingProxyType(creatures), destroyed)
 
 
-def resolve_combat(board: Board, assignments: tuple[Assignment, ...]) -> Outcome:
+def step_choices(choices: Iterable[DealingChoice], step: Step) -> dict[tuple[ObjectId, ObjectId], DealingChoice]:
+    return {(c.source, c.target): c for c in choices if c.step is step}
+
+
+def resolve_combat(board: Board, assignments: tuple[Assignment, ...],
+                   choices: Iterable[DealingChoice] = ()) -> Outcome:
     """Both damage steps (510.4) with SBAs after each; assumes every step's assignment is legal."""
+    choices = tuple(choices)
     if damage_steps(board) == (Step.REGULAR,):
-        return deal_damage(board, tuple(a for a in assignments if a.step is Step.REGULAR))
-    first = deal_damage(board, tuple(a for a in assignments if a.step is Step.FIRST_STRIKE))
+        return deal_damage(board, tuple(a for a in assignments if a.step is Step.REGULAR),
+                           step_choices(choices, Step.REGULAR))
+    first = deal_damage(board, tuple(a for a in assignments if a.step is Step.FIRST_STRIKE),
+                        step_choices(choices, Step.FIRST_STRIKE))
     later = board_after_first_strike(board, first)
     if later is None:
         return first
-    second = deal_damage(later, tuple(a for a in assignments if a.step is Step.REGULAR))
+    second = deal_damage(later, tuple(a for a in assignments if a.step is Step.REGULAR),
+                         step_choices(choices, Step.REGULAR))
     return _combine(board, first, second)

@@ -10,11 +10,12 @@ import json
 import re
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Annotated
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from .board import Battle, Board, Creature, Keyword, Planeswalker, Player, normalize_keyword, parse_keyword
+from .board import (COLORS, PROTECTION_QUALITIES, Battle, Board, Creature, Effect, EffectKind, Keyword,
+                    Planeswalker, Player, Selector, normalize_keyword, parse_keyword)
 from .errors import InvalidBoardError
 
 MAX_NUMBER = 1_000_000
@@ -38,6 +39,7 @@ class _PlayerIn(_Strict):
     life: Number = 20
     poison: Count = 0
     commander_damage: dict[Id, Count] = Field(default_factory=dict)
+    protection_from: list[StrictStr] = Field(default_factory=list)
 
 
 class _PlaneswalkerIn(_Strict):
@@ -71,6 +73,22 @@ class _CreatureIn(_Strict):
     commander: StrictBool = False
     assigns_damage_by_toughness: StrictBool = False
     may_assign_as_though_unblocked: StrictBool = False
+    colors: list[StrictStr] = Field(default_factory=list)
+    protection_from: list[StrictStr] = Field(default_factory=list)
+
+
+class _ControllerIn(_Strict):
+    controller: Id
+
+
+Selection = Union[Literal["all"], list[Id], _ControllerIn]
+
+
+class _EffectIn(_Strict):
+    kind: StrictStr
+    amount: Count | None = None
+    sources: Selection = "all"
+    recipients: Selection = "all"
 
 
 class _BoardIn(_Strict):
@@ -80,6 +98,7 @@ class _BoardIn(_Strict):
     planeswalkers: list[_PlaneswalkerIn] = Field(default_factory=list)
     battles: list[_BattleIn] = Field(default_factory=list)
     creatures: list[_CreatureIn] = Field(default_factory=list, max_length=MAX_CREATURES)
+    effects: list[_EffectIn] = Field(default_factory=list, max_length=MAX_CREATURES)
 
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -177,7 +196,8 @@ def _build(raw: _BoardIn) -> Board:
             if key not in creature_by_id:
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
-        players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage))))
+        players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage)),
+                              protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
 
     planeswalkers = []
     for i, w in enumerate(raw.planeswalkers):
@@ -278,10 +298,80 @@ def _build(raw: _BoardIn) -> Board:
             blocking=tuple(c.blocking), commander=c.commander,
             assigns_damage_by_toughness=c.assigns_damage_by_toughness,
             may_assign_as_though_unblocked=c.may_assign_as_though_unblocked,
+            colors=_colors(f"{at}.colors", c.colors),
+            protection_from=_qualities(f"{at}.protection_from", c.protection_from),
         ))
+    effects = tuple(_effect(f"effects[{i}]", e, seen, player_ids, creature_by_id)
+                    for i, e in enumerate(raw.effects))
     return Board(active_player=active, players=tuple(players), creatures=tuple(creatures),
-                 planeswalkers=tuple(planeswalkers), battles=tuple(battles), warnings=tuple(warnings))
+                 planeswalkers=tuple(planeswalkers), battles=tuple(battles), warnings=tuple(warnings),
+                 effects=effects)
 
+
+def _colors(where: str, names: list[str]) -> frozenset[str]:
+    out = set()
+    for k, name in enumerate(names):
+        color = name.strip().lower()
+        if color not in COLORS:
+            raise InvalidBoardError(f"{where}[{k}]", f"{name!r} is not a color; colors are {', '.join(COLORS)} (105.1)")
+        out.add(color)
+    return frozenset(out)
+
+
+def _qualities(where: str, names: list[str]) -> frozenset[str]:
+    out = set()
+    for k, name in enumerate(names):
+        quality = name.strip().lower()
+        if quality not in PROTECTION_QUALITIES:
+            raise InvalidBoardError(f"{where}[{k}]", f"{name!r}: protection from a color, \"creatures\" or "
+                                    f"\"everything\" ({', '.join(PROTECTION_QUALITIES)}) (702.16a)")
+        out.add(quality)
+    return frozenset(out)
+
+
+_EFFECT_KINDS = {k.value: k for k in EffectKind}
+
+
+def _effect(where: str, raw: _EffectIn, seen: dict[str, str], player_ids: list[str],
+            creature_by_id: dict[str, _CreatureIn]) -> Effect:
+    kind = _EFFECT_KINDS.get(raw.kind.strip().lower())
+    if kind is None:
+        raise InvalidBoardError(f"{where}.kind", f"unknown effect {raw.kind!r}; kinds are {', '.join(_EFFECT_KINDS)}")
+    sources = _selector(f"{where}.sources", raw.sources, seen, player_ids, creature_by_id, sources=True)
+    recipients = _selector(f"{where}.recipients", raw.recipients, seen, player_ids, creature_by_id, sources=False)
+    if kind is EffectKind.ADD:
+        if raw.amount is None or raw.amount < 1:
+            raise InvalidBoardError(f"{where}.amount", "an \"add\" effect needs an amount of at least 1")
+    elif kind is EffectKind.PREVENT:
+        if raw.amount is not None:
+            if raw.amount < 1:
+                raise InvalidBoardError(f"{where}.amount", f"{raw.amount}: a shield prevents at least 1 damage "
+                                        "(use null to prevent all)")
+            if recipients.ids is None or len(recipients.ids) != 1:
+                raise InvalidBoardError(f"{where}.recipients", "a shield (\"prevent the next N damage\", "
+                                        "615.7) needs exactly one recipient id")
+    elif raw.amount is not None:
+        raise InvalidBoardError(f"{where}.amount", f"a {kind.value!r} effect takes no amount")
+    return Effect(kind, raw.amount, sources, recipients)
+
+
+def _selector(where: str, raw: Any, seen: dict[str, str], player_ids: list[str],
+              creature_by_id: dict[str, _CreatureIn], sources: bool) -> Selector:
+    if raw == "all":
+        return Selector()
+    if isinstance(raw, _ControllerIn):
+        if raw.controller not in player_ids:
+            raise InvalidBoardError(f"{where}.controller", f"unknown player {raw.controller!r}")
+        return Selector(controller=raw.controller)
+    for k, object_id in enumerate(raw):
+        if object_id not in seen:
+            raise InvalidBoardError(f"{where}[{k}]", f"unknown id {object_id!r}")
+        if sources and object_id not in creature_by_id:
+            raise InvalidBoardError(f"{where}[{k}]", f"{object_id!r} is not a creature; combat damage comes "
+                                    "from creatures (510.2)")
+    if not raw:
+        raise InvalidBoardError(where, "an empty list selects nothing; leave the field out to select all")
+    return Selector(ids=frozenset(raw))
 
 def _defending_player(target: str, pw_by_id: dict[str, Planeswalker], battle_by_id: dict[str, Battle]) -> str:
     if target in pw_by_id:

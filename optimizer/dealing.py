@@ -1,0 +1,209 @@
+"""How assigned combat damage becomes damage dealt: protection, prevention and replacement effects.
+
+Legality and lethal damage are judged on damage *assigned* (510.1, 702.19b); what happens to the
+recipients follows damage *dealt* (510.2, 120.3) after protection (702.16e), prevention (615) and
+replacement effects (614) are applied. When several of them apply to the same damage, the affected
+player, or the controller of the affected permanent, chooses the order (616.1); a "prevent the next
+N damage" shield hit by several sources at once prevents the damage that player chooses (615.7).
+Those choices are :class:`DealingChoice` records; :func:`dealing_options` lists a player's.
+
+Part of the rules layer: shares no code with the CP-SAT encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations, product
+from typing import Any, Iterable, Mapping
+
+from .assignment import Assignment, Step
+from .board import Board, Creature, EffectKind, Keyword, ObjectId
+
+
+@dataclass(frozen=True)
+class DealingChoice:
+    """How the effects on one creature's damage to one recipient are applied (616.1, 615.7).
+
+    ``order`` lists the indexes (in ``board.effects``) of the shields, doublers and adders that apply,
+    in the order chosen; ``prevented`` says how much each shield prevents of this damage.
+    """
+
+    step: Step
+    source: ObjectId
+    target: ObjectId
+    order: tuple[int, ...]
+    prevented: tuple[tuple[int, int], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step.value, "source": self.source, "target": self.target,
+                "order": list(self.order), "prevented": {str(i): n for i, n in self.prevented}}
+
+
+@dataclass(frozen=True)
+class CellEffects:
+    """The effects on damage from ``source`` to ``target``: prevented outright, or modified in turn."""
+
+    prevented: bool
+    """Protection (702.16e) or a "prevent all" effect applies and nothing says it can't be prevented."""
+    modifiers: tuple[int, ...]
+    """Indexes of the shields (615.7), doublers and adders (614.1a) that apply, in board order."""
+
+
+def affected_player(board: Board, recipient: ObjectId) -> ObjectId:
+    """616.1: the affected player, or the controller of the affected permanent, chooses."""
+    obj = board.get(recipient)
+    return recipient if board.is_player(recipient) else obj.controller  # type: ignore[union-attr]
+
+
+def _protected(quality: frozenset[str], source: Creature) -> bool:
+    """702.16e with sources that are creatures: from creatures, everything, or one of its colors."""
+    return bool(quality & {"creatures", "everything"}) or bool(quality & source.colors)
+
+
+def cell_effects(board: Board, source_id: ObjectId, target: ObjectId) -> CellEffects:
+    source = board.creature(source_id)
+    obj = board.get(target)
+    target_controller = None if board.is_player(target) else obj.controller  # type: ignore[union-attr]
+    applies = [(i, e) for i, e in enumerate(board.effects)
+               if e.sources.matches(source_id, source.controller) and e.recipients.matches(target, target_controller)]
+    unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for _, e in applies)  # 615.12
+    protection = getattr(obj, "protection_from", frozenset())
+    prevent_all = _protected(protection, source) or any(
+        e.kind is EffectKind.PREVENT and e.amount is None for _, e in applies)
+    if prevent_all and not unpreventable:
+        return CellEffects(True, ())
+    modifiers = tuple(i for i, e in applies if e.kind in (EffectKind.DOUBLE, EffectKind.ADD)
+                      or (e.is_shield and e.amount and not unpreventable))  # a used-up shield is gone
+    return CellEffects(False, modifiers)
+
+
+@dataclass(frozen=True)
+class DealtDamage:
+    """One step's damage dealt per (source, target), and how much of each shield it used."""
+
+    amounts: Mapping[tuple[ObjectId, ObjectId], int]
+    shields_used: Mapping[int, int]
+
+
+def deal(board: Board, assignments: Iterable[Assignment],
+         choices: Mapping[tuple[ObjectId, ObjectId], DealingChoice] | None = None) -> DealtDamage:
+    """The damage dealt by one step's assignment with the given choices for the effects on it.
+
+    A cell without a choice applies its effects in board order, each shield preventing all it can.
+    Raises ValueError if a choice does not fit the board (wrong effects, a shield over-used, or a
+    shield left with capacity while it let damage through: 615.7 prevents the *next* N damage).
+    """
+    choices = choices or {}
+    remaining = {i: e.amount for i, e in enumerate(board.effects) if e.is_shield}
+    passed: dict[int, list[bool]] = {i: [] for i in remaining}  # did each damage reaching it pass fully prevented?
+    amounts: dict[tuple[ObjectId, ObjectId], int] = {}
+    for a in assignments:
+        if a.amount <= 0:
+            continue
+        cell = (a.source, a.target)
+        fx = cell_effects(board, a.source, a.target)
+        if fx.prevented:
+            amounts[cell] = 0
+            continue
+        choice = choices.get(cell)
+        order = fx.modifiers if choice is None else choice.order
+        if sorted(order) != sorted(fx.modifiers):
+            raise ValueError(f"dealing choice for {cell}: effects {order} do not match {fx.modifiers}")
+        wanted = dict(choice.prevented) if choice is not None else {}
+        d = a.amount
+        for i in order:
+            effect = board.effects[i]
+            if effect.kind is EffectKind.DOUBLE:
+                d *= 2
+            elif effect.kind is EffectKind.ADD:
+                d += effect.amount if d > 0 else 0  # type: ignore[operator]  # 614.7a
+            else:
+                p = wanted.get(i, min(d, remaining[i]))
+                if not 0 <= p <= min(d, remaining[i]):
+                    raise ValueError(f"dealing choice for {cell}: shield {i} cannot prevent {p}")
+                passed[i].append(p == d)
+                d -= p
+                remaining[i] -= p
+        amounts[cell] = d
+    for i, left in remaining.items():
+        if left > 0 and not all(passed[i]):
+            raise ValueError(f"shield {i} let damage through while it could still prevent {left} (615.7)")
+    used = {i: board.effects[i].amount - left for i, left in remaining.items()}  # type: ignore[operator]
+    return DealtDamage(amounts, used)
+
+
+def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
+                    player: ObjectId) -> list[tuple[DealingChoice, ...]]:
+    """Every distinct way ``player`` can apply the effects on the damage it is affected by (616.1,
+    615.7): one option per distinct result (damage dealt and shields used). One empty option if
+    ``player`` has no choice."""
+    by_target: dict[ObjectId, list[Assignment]] = {}
+    for a in assignments:
+        if a.amount > 0 and affected_player(board, a.target) == player:
+            fx = cell_effects(board, a.source, a.target)
+            if not fx.prevented and fx.modifiers:
+                by_target.setdefault(a.target, []).append(a)
+    per_target = [_target_options(board, step, cells) for _, cells in sorted(by_target.items())]
+    return [tuple(c for part in combo for c in part) for combo in product(*per_target)] or [()]
+
+
+def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[tuple[DealingChoice, ...]]:
+    """The distinct choices for all damage to one recipient (its shields are shared by that damage)."""
+    seen: dict[Any, tuple[DealingChoice, ...]] = {}
+
+    def walk(k: int, remaining: dict[int, int], made: tuple[DealingChoice, ...], dealt: tuple[int, ...],
+             passed: dict[int, bool]) -> None:
+        if k == len(cells):
+            if all(remaining[i] == 0 or passed.get(i, True) for i in remaining):
+                seen.setdefault((dealt, tuple(sorted(remaining.items()))), made)
+            return
+        a = cells[k]
+        modifiers = cell_effects(board, a.source, a.target).modifiers
+        for order in dict.fromkeys(permutations(modifiers)):
+            for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
+                choice = DealingChoice(step, a.source, a.target, order, prevented)
+                merged = dict(passed)
+                for i, ok in full.items():
+                    merged[i] = merged.get(i, True) and ok
+                walk(k + 1, rem, made + (choice,), dealt + (d,), merged)
+
+    shields = {i: board.effects[i].amount for a in cells for i in cell_effects(board, a.source, a.target).modifiers
+               if board.effects[i].is_shield}
+    walk(0, shields, (), (), {})  # type: ignore[arg-type]
+    return list(seen.values())
+
+
+def _apply(board: Board, amount: int, order: tuple[int, ...], remaining: dict[int, int]):
+    """Every result of applying ``order`` to ``amount``, shields preventing any amount they can:
+    (dealt, shields left, prevented per shield, whether each shield prevented all that reached it)."""
+    results = []
+
+    def go(j: int, d: int, rem: dict[int, int], prevented: tuple[tuple[int, int], ...], full: dict[int, bool]):
+        if j == len(order):
+            results.append((d, rem, prevented, full))
+            return
+        i = order[j]
+        effect = board.effects[i]
+        if effect.kind is EffectKind.DOUBLE:
+            go(j + 1, d * 2, rem, prevented, full)
+        elif effect.kind is EffectKind.ADD:
+            go(j + 1, d + (effect.amount if d > 0 else 0), rem, prevented, full)  # type: ignore[operator]
+        else:
+            for p in range(min(d, rem[i]) + 1):
+                go(j + 1, d - p, {**rem, i: rem[i] - p}, prevented + ((i, p),), {**full, i: p == d})
+
+    go(0, amount, dict(remaining), (), {})
+    return results
+
+
+def banding_chooser(board: Board, creature: Creature) -> ObjectId:
+    """Who divides ``creature``'s combat damage: its controller (510.1c-d), the defending player for
+    an attacker blocked by a creature with banding (702.22j), the active player for a blocker that
+    blocks a creature with banding (702.22k)."""
+    if creature.is_attacking:
+        blockers = [board.creature(b) for b in board.blockers_of(creature.id)]
+        if any(b.has(Keyword.BANDING) for b in blockers):
+            return blockers[0].controller
+    elif any(board.creature(a).has(Keyword.BANDING) for a in creature.blocking if board.is_creature(a)):
+        return board.active_player
+    return creature.controller
