@@ -27,7 +27,7 @@ from typing import Mapping, Sequence, Union
 from ortools.sat.python import cp_model
 
 from .assignment import Step
-from .board import Board, Creature, Keyword, ObjectId
+from .board import Board, Creature, EffectKind, Keyword, ObjectId
 
 Expr = Union[cp_model.LinearExprT, int]
 Cell = tuple[ObjectId, ObjectId]
@@ -36,6 +36,7 @@ PartKey = Union[ObjectId, tuple[ObjectId, int]]
 """A player id, or (player id, policy index) for a player whose second step follows a policy."""
 
 CREATURE, ATTACKED, CONTROLLER = "creature", "attacked", "controller"
+IDENTITY, PREVENTED, DOUBLED, ADDED, SHIELDED, CHOSEN = "identity", "prevented", "doubled", "added", "shielded", "chosen"
 
 
 def _is_const(e: Expr) -> bool:
@@ -58,6 +59,36 @@ def amount_of(c: Creature) -> int:
 def _two_modes(c: Creature) -> bool:
     """A blocked creature that may assign its damage as though it weren't blocked (Thorn Elemental)."""
     return c.may_assign_as_though_unblocked and c.blocked
+
+
+def dealt_rule(board: Board, source: Creature, target: ObjectId) -> tuple[str, int]:
+    """How damage from ``source`` to ``target`` is dealt: unchanged, prevented (702.16e protection,
+    615 "prevent all"), multiplied by ``n`` (614.5: each doubler once), increased by ``n`` when
+    nonzero (614.7a), reduced by a shield of ``n`` (615.7), or CHOSEN when two or more of these
+    meet and the affected player orders them (616.1), which this encoding does not model."""
+    obj = board.get(target)
+    owner = None if board.is_player(target) else obj.controller
+    live = [e for e in board.effects
+            if e.sources.matches(source.id, source.controller) and e.recipients.matches(target, owner)]
+    unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for e in live)  # 615.12
+    shields = [e.amount for e in live if e.kind is EffectKind.PREVENT and e.amount]
+    protection = getattr(obj, "protection_from", frozenset())
+    protected = bool(protection & ({"creatures", "everything"} | source.colors))
+    if not unpreventable and (protected or any(e.kind is EffectKind.PREVENT and e.amount is None for e in live)):
+        return PREVENTED, 0
+    doublers = sum(1 for e in live if e.kind is EffectKind.DOUBLE)
+    added = [e.amount for e in live if e.kind is EffectKind.ADD]
+    shields = [] if unpreventable else shields
+    kinds = bool(doublers) + bool(added) + len(shields)
+    if kinds == 0:
+        return IDENTITY, 1
+    if kinds > 1 or len(added) > 1:
+        return (ADDED, sum(added)) if kinds == 1 else (CHOSEN, 0)
+    if doublers:
+        return DOUBLED, 2 ** doublers
+    if added:
+        return ADDED, added[0]
+    return SHIELDED, shields[0]
 
 
 @dataclass
@@ -100,6 +131,8 @@ class CombatModel:
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
         self._targets = {c.id: self._find_targets(c) for c in self.combatants}
         self._sources = {step: self._find_sources(step) for step in Step}
+        self._dealt: dict[Cell, tuple[str, int]] = {
+            (c.id, t): dealt_rule(board, c, t) for c in self.combatants for t, _ in self.targets(c)}
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
@@ -141,6 +174,30 @@ class CombatModel:
         if isinstance(obj, Creature) and obj.attacking is not None:
             return self.board.defending_player(obj.attacking)
         return self.board.active_player
+
+    def unsupported(self) -> str | None:
+        """Why this encoding cannot model the board exactly, or None. (The solver hands such boards
+        to the exhaustive search when they are small enough.)"""
+        board = self.board
+        for c in self.combatants:
+            if Keyword.BANDING in c.keywords and (c.blocking or board.blockers_of(c.id)):
+                return f"banding ({c.id}) lets the other side divide damage (702.22j-k)"
+        shielded: dict[ObjectId, int] = {}
+        for c in self.combatants:
+            rules = {t: self._dealt[(c.id, t)] for t, _ in self.targets(c)}
+            for t, (kind, _) in rules.items():
+                if kind == CHOSEN:
+                    return f"several effects apply to {c.id}'s damage to {t}, and their order is chosen (616.1)"
+                if kind == SHIELDED:
+                    if self.two_steps:
+                        return f"a shield on {t} with two combat damage steps"
+                    shielded[t] = shielded.get(t, 0) + 1
+            if Keyword.LIFELINK in c.keywords and len(rules) > 1 and any(k != IDENTITY for k, _ in rules.values()):
+                return f"lifelink {c.id}'s damage dealt depends on how it is divided"
+        for t, n in shielded.items():
+            if n > 1:
+                return f"damage from several sources can reach the shield on {t} (615.7: its player chooses)"
+        return None
 
     def has_choice(self, c: Creature) -> bool:
         """Whether ``c`` could ever have two recipients to divide its damage among."""
@@ -303,11 +360,37 @@ class CombatModel:
                     reached = _at_least(self, pw_before(s.attacking) + _sum_to(cells, s.attacking), w.loyalty)
                     self._zero_unless(cells[(s.id, t)], reached)
 
+    # --- damage dealt -----------------------------------------------------------------------------
+    def dealt(self, cell: Cell, x: Expr) -> Expr:
+        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614; see :func:`dealt_rule`)."""
+        kind, n = self._dealt[cell]
+        if kind == IDENTITY or (_is_const(x) and x == 0):
+            return x
+        if kind == PREVENTED:
+            return 0
+        if kind == DOUBLED:
+            return x * n
+        if kind == ADDED:
+            return x + n * _at_least(self, x, 1) if not _is_const(x) else x + n
+        assert kind == SHIELDED
+        if _is_const(x):
+            return max(0, x - n)
+        v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "shielded")
+        self.model.add_max_equality(v, [x - n, 0])
+        return v
+
+    def dealt_cells(self, cells: Mapping[Cell, Expr]) -> dict[Cell, Expr]:
+        return {cell: self.dealt(cell, x) for cell, x in cells.items()}
+
+    def identity(self, cell: Cell) -> bool:
+        return self._dealt[cell][0] == IDENTITY
+
     # --- objective parts --------------------------------------------------------------------------
     def _terms(self, st: "_State", cells: Mapping[Cell, Expr], player: ObjectId) -> dict[str, Term]:
         """The objective terms decided by ``player``'s second-step ``cells`` (and, for the active
         player, everything about players, planeswalkers and battles)."""
         b = self.board
+        cells = self.dealt_cells(cells)
         terms = {name: Term() for name in self.objective}
         active = player == b.active_player
         lost: dict[ObjectId, Expr] = {}
@@ -453,9 +536,10 @@ class _State:
     Without a first-strike step every quantity is a constant and the model stays small.
     """
 
-    def __init__(self, cm: CombatModel, first: Mapping[Cell, Expr]) -> None:
+    def __init__(self, cm: CombatModel, assigned_first: Mapping[Cell, Expr]) -> None:
         self.cm = cm
-        self.first = first
+        first = self.first = cm.dealt_cells(assigned_first)
+        """First-step damage dealt (legality and lethal use what was assigned, 702.19b)."""
         b = cm.board
         self.incoming: dict[ObjectId, Expr] = {c.id: _sum_to(first, c.id) for c in cm.combatants}
         self.counters: dict[ObjectId, Expr] = {
@@ -524,6 +608,7 @@ class _State:
         return self._power[s.id]
 
     def final_death(self, c: Creature, cells: Mapping[Cell, Expr]) -> Expr:
+        """Whether ``c`` is gone after the second step dealt ``cells`` (damage dealt)."""
         cm = self.cm
         incoming = self.incoming[c.id] + _sum_to(cells, c.id)
         counters = self.counters[c.id] + _sum_to(cells, c.id, lambda s: _counters(cm.board.creature(s)))
@@ -549,8 +634,9 @@ class _State:
         return poison
 
     def life_gained(self, q: ObjectId, second: bool = True) -> Expr:
-        """Lifelink (120.3f): each of ``q``'s lifelink sources gains what it deals, which is all of
-        its damage in each step it assigns damage in (510.1a)."""
+        """Lifelink (120.3f): each of ``q``'s lifelink sources gains the damage it deals: all of its
+        damage in each step it assigns damage in (510.1a), as changed by effects (the encoding takes
+        only lifelink sources whose damage dealt does not depend on how it is divided)."""
         cm = self.cm
         gained: Expr = 0
         second_sources = cm.sources(Step.REGULAR) if second else []
@@ -558,7 +644,12 @@ class _State:
             if s.controller == q and Keyword.LIFELINK in s.keywords:
                 gained = gained + sum((v for (src, _), v in self.first.items() if src == s.id), 0)
                 if s in second_sources:
-                    gained = gained + self.second_total.get(s.id, self.effective_power(s))
+                    targets = cm.targets(s)
+                    if all(cm.identity((s.id, t)) for t, _ in targets):
+                        gained = gained + self.second_total.get(s.id, self.effective_power(s))
+                    else:
+                        assert len(targets) == 1 and s.id not in self.second_total
+                        gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s))
         return gained
 
     def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,

@@ -26,3 +26,8 @@ class InvalidAssignmentError(InputError):
 
 class InvalidRequestError(InputError):
     """A solve request names an unknown player or objective, or a bad option."""
+
+
+class NotSupportedError(InputError):
+    """A valid board the optimizer cannot yet solve exactly (too large for the exhaustive search
+    that covers what the CP-SAT encoding does not model)."""

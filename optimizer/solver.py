@@ -41,8 +41,9 @@ from ortools.sat.python import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Keyword, ObjectId
 from .check import check
+from .dealing import DealingChoice
 from .encode import Cell, CombatModel, Expr, Term, amount_of
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome
 from .schema import load_board
@@ -53,6 +54,9 @@ DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
 """Refinement rounds before giving up on a proof and returning the best verified line."""
+EXHAUSTIVE_LIMIT = 20_000
+"""Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
+not model."""
 
 
 class SolverError(RuntimeError):
@@ -95,11 +99,16 @@ class SolveResult:
     assignments: tuple[Assignment, ...]
     outcome: Outcome
     warnings: tuple[str, ...] = ()
+    dealing: tuple[DealingChoice, ...] = ()
+    """The affected players' choices for effects on the damage (616.1, 615.7), where they have one."""
+    method: str = "cp-sat"
+    """``cp-sat``, or ``exhaustive`` for a board the encoding does not model (small boards only)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "player": self.player, "objective": dict(self.objective),
                 "assignments": [a.to_dict() for a in self.assignments],
-                "outcome": self.outcome.to_dict(), "warnings": list(self.warnings)}
+                "dealing": [d.to_dict() for d in self.dealing],
+                "outcome": self.outcome.to_dict(), "method": self.method, "warnings": list(self.warnings)}
 
 
 def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = None,
@@ -114,6 +123,9 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
                                    or not time_limit > 0):
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     game = _Game(board, decider, names, settings, time_limit, max_combined_range)
+    reason = CombatModel(board, decider, names).unsupported()
+    if reason is not None:
+        return _exhaustive(board, decider, names, reason)
     line, value, proven = game.solve()
     result = check(board, line)
     if not result.legal or result.outcome is None:
@@ -124,6 +136,25 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise SolverError(f"internal error: the model values the line at {value}, the checker at "
                           f"{game.scalar(values)} ({values})")
     return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, board.warnings)
+
+
+def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str) -> SolveResult:
+    """The exhaustive game search, for small boards the CP-SAT encoding does not model."""
+    from .bruteforce import brute_force, count_leaves
+
+    size = count_leaves(board)
+    if size > EXHAUSTIVE_LIMIT:
+        raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and the "
+                                f"board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines)")
+    found = brute_force(board, decider, names)
+    result = check(board, found.assignments, found.dealing)
+    if not result.legal or result.outcome is None:
+        raise SolverError("internal error: the exhaustive search's line fails the checker")
+    values = objective_values(board, result.outcome, decider, names)
+    if tuple(values[n] for n in names) != found.value:
+        raise SolverError("internal error: the exhaustive search and the checker disagree on the value")
+    return SolveResult("optimal", decider, values, found.assignments, result.outcome,
+                       board.warnings + (f"solved by exhaustive search: {reason}",), found.dealing, "exhaustive")
 
 
 def objective_ranges(board: Board, decider: ObjectId, names: Sequence[str]) -> list[tuple[int, int]]:

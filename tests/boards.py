@@ -48,9 +48,57 @@ def creature_fields(draw: Any, cid: str, controller: str, tramples: bool = False
     return out
 
 
+COLORS = ["white", "blue", "black", "red", "green"]
+
+
+@st.composite
+def effect_fields(draw: Any, board: dict[str, Any]) -> None:
+    """Add colors, protection, banding and board effects (615, 616, 702.16, 702.22) to a board."""
+    palette = draw(st.lists(st.sampled_from(COLORS), min_size=1, max_size=2, unique=True))
+    creatures = board["creatures"]
+    for c in creatures:
+        if draw(st.integers(0, 2)) > 0:
+            c["colors"] = draw(st.lists(st.sampled_from(palette), min_size=1, max_size=2, unique=True))
+        if draw(st.integers(0, 4)) == 0:
+            c["protection_from"] = draw(st.lists(st.sampled_from(palette + ["creatures", "everything"]),
+                                                 min_size=1, max_size=2, unique=True))
+        if draw(st.integers(0, 9)) == 0:
+            c.setdefault("keywords", []).append("banding")
+    for p in board["players"]:
+        if draw(st.integers(0, 7)) == 0:
+            p["protection_from"] = [draw(st.sampled_from(palette))]
+    ids = [c["id"] for c in creatures]
+    everything = ids + [p["id"] for p in board["players"]] + [w["id"] for w in board.get("planeswalkers", [])]
+
+    def selector(pool: list[str]) -> Any:
+        pick = draw(st.integers(0, 3))
+        if pick == 0:
+            return "all"
+        if pick == 1:
+            return {"controller": draw(st.sampled_from([p["id"] for p in board["players"]]))}
+        return draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True))
+
+    effects = []
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["prevent", "shield", "double", "add", "cant_be_prevented"]))
+        effect: dict[str, Any] = {"kind": "prevent" if kind == "shield" else kind}
+        if kind == "shield":
+            effect["amount"] = draw(st.integers(1, 3))
+            effect["recipients"] = [draw(st.sampled_from(everything))]
+        elif kind == "add":
+            effect["amount"] = draw(st.integers(1, 2))
+        if draw(st.booleans()):
+            effect["sources"] = selector(ids)
+        if kind != "shield" and draw(st.booleans()):
+            effect["recipients"] = selector(everything)
+        effects.append(effect)
+    if effects:
+        board["effects"] = effects
+
+
 @st.composite
 def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: bool = False,
-           strikes: bool = False) -> dict[str, Any]:
+           strikes: bool = False, effects: bool = False) -> dict[str, Any]:
     """A legal board: up to 3 attackers, 4 blockers (some blocking two), planeswalkers and battles.
 
     With ``pressure`` attackers trample, planeswalkers are common and life totals low, so that
@@ -114,6 +162,8 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
         board["planeswalkers"] = planeswalkers
     if battles:
         board["battles"] = battles
+    if effects:
+        draw(effect_fields(board))
     return board
 
 

@@ -116,7 +116,8 @@ def triples(assignments: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
 # solve: JSON output
 # --------------------------------------------------------------------------------------------------
 def check_shape(result: dict[str, Any]) -> None:
-    assert set(result) == {"status", "player", "objective", "assignments", "outcome", "warnings"}
+    assert set(result) == {"status", "player", "objective", "assignments", "dealing", "outcome", "method",
+                           "warnings"}
     assert result["status"] in ("optimal", "feasible")
     assert isinstance(result["player"], str)
     assert isinstance(result["objective"], dict)

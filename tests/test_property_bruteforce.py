@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from boards import boards, objectives
@@ -21,7 +21,7 @@ def test_cpsat_optimum_equals_brute_force(board_json, objective, decider):
 
 
 def assert_matches_brute_force(board_json, objective, decider):
-    """CP-SAT proves the brute-force game value, and its line passes the checker with that outcome."""
+    """The solver proves the brute-force game value, and its line passes the checker with that outcome."""
     board = load_board(board_json)
     assume(board.is_player(decider))
     assume(count_leaves(board) <= LEAF_LIMIT)
@@ -29,9 +29,21 @@ def assert_matches_brute_force(board_json, objective, decider):
     expected = brute_force(board, decider, objective)
     assert result.status == "optimal"
     assert tuple(result.objective[name] for name in objective) == expected.value
-    verdict = check(board, result.assignments)
+    verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, verdict.violations
     assert verdict.outcome == result.outcome
+    return result
+
+
+@settings(max_examples=600)
+@given(board_json=st.one_of(boards(effects=True), boards(pressure=True, effects=True),
+                            boards(strikes=True, effects=True)),
+       objective=objectives, decider=st.sampled_from(["A", "A", "B", "C", "D"]))
+def test_effects_cpsat_equals_brute_force(board_json, objective, decider):
+    """615, 616, 702.16e: damage dealt through protection, prevention, shields, doubling and additions,
+    in one or two damage steps; boards the encoding does not model go to the exhaustive search."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
 
 
 @settings(max_examples=100)
