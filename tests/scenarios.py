@@ -38,7 +38,8 @@ def battle(bid: str, defense: int, protector: str = "B", controller: str = "A", 
 
 
 def make_board(*creatures: dict[str, Any], players: list[dict[str, Any]] | None = None,
-               planeswalkers: list[dict[str, Any]] = (), battles: list[dict[str, Any]] = ()):
+               planeswalkers: list[dict[str, Any]] = (), battles: list[dict[str, Any]] = (),
+               effects: list[dict[str, Any]] = ()):
     data: dict[str, Any] = {
         "active_player": "A",
         "players": players if players is not None else [player("A"), player("B")],
@@ -48,6 +49,8 @@ def make_board(*creatures: dict[str, Any], players: list[dict[str, Any]] | None 
         data["planeswalkers"] = list(planeswalkers)
     if battles:
         data["battles"] = list(battles)
+    if effects:
+        data["effects"] = list(effects)
     return load_board(data)
 
 
@@ -60,6 +63,6 @@ def solved(board, objective: list[str], player_id: str | None = None):
     result = solve(board, player=player_id, objective=objective)
     assert result.status == "optimal"
     assert list(result.objective) == objective
-    verdict = check(board, result.assignments)
+    verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, [str(v) for v in verdict.violations]
     return result

@@ -1,0 +1,242 @@
+"""Damage that changes on the way: protection (702.16e), prevention (615), shields (615.7), doubling and
+additions (614), "can't be prevented" (615.12), the affected player's order (616.1), and banding's
+choosers (702.22j-k). Legality and lethal use damage assigned (702.19b); results use damage dealt.
+Expected answers are worked out by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer import InvalidBoardError, load_board
+from scenarios import attacker, blocker, check_line, make_board, player, solved
+
+FURNACE = {"kind": "double"}
+
+
+def dmg(source: str, target: str, amount: int, step: str = "regular") -> dict:
+    return {"step": step, "source": source, "target": target, "amount": amount}
+
+
+def assigned(result) -> dict[tuple[str, str], int]:
+    return {(a.source, a.target): a.amount for a in result.assignments}
+
+
+# --- protection ----------------------------------------------------------------------------------
+
+def test_trampler_must_assign_lethal_to_a_blocker_protected_from_it():
+    """702.19b example: a 6/6 green trampler blocked by a 2/2 with protection from green assigns at
+    least 2 to it (prevented, 702.16e); the 2/2 survives and B takes 4."""
+    board = make_board(attacker("a", 6, 6, "B", "trample", colors=["green"]),
+                       blocker("b", 2, 2, "a", protection_from=["green"]))
+    result = solved(board, ["player_damage", "kills"])
+    assert result.objective == {"player_damage": 4, "kills": 0}
+    assert assigned(result)[("a", "b")] == 2
+    assert result.outcome.players["B"].life == 16
+    assert "b" not in result.outcome.destroyed
+    assert "702.19b" in {v.rule for v in check_line(board, dmg("a", "b", 1), dmg("a", "B", 5),
+                                                     dmg("b", "a", 2)).violations}
+
+
+def test_protection_from_another_color_prevents_nothing():
+    board = make_board(attacker("a", 3, 3, "B", colors=["red"]), blocker("b", 2, 2, "a", protection_from=["green"]))
+    assert solved(board, ["kills"]).objective == {"kills": 1}
+
+
+def test_multicolored_source_is_stopped_by_protection_from_one_of_its_colors():
+    board = make_board(attacker("a", 3, 3, "B", colors=["red", "green"]),
+                       blocker("b", 2, 2, "a", protection_from=["green"]))
+    assert solved(board, ["kills"]).objective == {"kills": 0}
+
+
+def test_player_with_protection_from_creatures_takes_no_combat_damage():
+    board = make_board(attacker("a", 5, 5, "B", "infect", toxic=2),
+                       players=[player("A"), player("B", protection_from=["creatures"])])
+    result = solved(board, ["player_damage", "poison"])
+    assert result.objective == {"player_damage": 0, "poison": 0}  # no damage dealt: no toxic either
+
+
+def test_deathtouch_damage_that_is_prevented_destroys_nothing():
+    board = make_board(attacker("a", 1, 1, "B", "deathtouch", colors=["black"]),
+                       blocker("b", 0, 5, "a", protection_from=["black"]))
+    assert solved(board, ["kills"]).objective == {"kills": 0}
+
+
+# --- Furnace of Rath, Torbran, fog -------------------------------------------------------------------
+
+def test_furnace_trampler_over_blocker_with_protection_from_creatures():
+    """Assign 2 (lethal, ignoring protection) to the 2/2 and 3 to B; Furnace of Rath doubles the 3:
+    B loses 6, the blocker takes nothing."""
+    board = make_board(attacker("a", 5, 5, "B", "trample"), blocker("b", 2, 2, "a", protection_from=["creatures"]),
+                       effects=[FURNACE])
+    result = solved(board, ["player_damage"])
+    assert result.objective == {"player_damage": 6}
+    assert assigned(result) == {("a", "b"): 2, ("a", "B"): 3, ("b", "a"): 2}
+    assert result.outcome.players["B"].life == 14
+    assert result.outcome.creatures["a"].damage == 4  # the blocker's 2 is doubled too
+
+
+def test_doubling_does_not_lower_lethal_for_trample():
+    """702.19b: a 4/4 trampler must assign 3 to a 3/3 even though Furnace would make 2 enough."""
+    board = make_board(attacker("a", 4, 4, "B", "trample"), blocker("b", 0, 3, "a"), effects=[FURNACE])
+    assert "702.19b" in {v.rule for v in check_line(board, dmg("a", "b", 2), dmg("a", "B", 2)).violations}
+    result = solved(board, ["player_damage"])
+    assert result.objective == {"player_damage": 2}
+
+
+def test_two_doublers_quadruple_and_an_adder_only_increases_damage_dealt():
+    """614.5: Furnace of Rath and Dictate of the Twin Gods make 2 into 8; a separate board shows
+    Torbran's +2 on a 3/3 unblocked: 5 (and nothing on a source that assigns 0, 614.7a)."""
+    board = make_board(attacker("a", 2, 2, "B"), effects=[FURNACE, {"kind": "double"}])
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 8}
+    board = make_board(attacker("a", 3, 3, "B"), attacker("z", 0, 3, "B"),
+                       effects=[{"kind": "add", "amount": 2, "sources": {"controller": "A"}}])
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 5}
+
+
+def test_fog_prevents_all_combat_damage_but_not_damage_that_cant_be_prevented():
+    fog = {"kind": "prevent", "amount": None}
+    board = make_board(attacker("a", 3, 3, "B"), attacker("c", 2, 2, "B"), effects=[fog])
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 0}
+    board = make_board(attacker("a", 3, 3, "B"), attacker("c", 2, 2, "B"),
+                       effects=[fog, {"kind": "cant_be_prevented", "sources": ["c"]}])
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 2}
+
+
+def test_cant_be_prevented_beats_protection():
+    board = make_board(attacker("a", 3, 3, "B", colors=["red"]), blocker("b", 2, 2, "a", protection_from=["red"]),
+                       effects=[{"kind": "cant_be_prevented", "sources": ["a"]}])
+    assert solved(board, ["kills"]).objective == {"kills": 1}
+
+
+def test_prevention_aimed_at_one_side_only():
+    """'Prevent all combat damage that would be dealt to creatures B controls': B's blocker lives,
+    A's attacker still dies."""
+    board = make_board(attacker("a", 3, 2, "B"), blocker("b", 2, 2, "a"),
+                       effects=[{"kind": "prevent", "amount": None, "recipients": {"controller": "B"}}])
+    result = solved(board, ["kills", "survivors"])
+    assert result.objective == {"kills": 0, "survivors": 0}
+
+
+# --- shields and the affected player's order ------------------------------------------------------------
+
+SHIELD_AND_FURNACE = [FURNACE, {"kind": "prevent", "amount": 2, "recipients": ["b"]}]
+
+
+@pytest.mark.parametrize("decider", ["A", "B"])
+def test_shield_and_doubling_order_decides_whether_the_blocker_dies(decider):
+    """3 damage to a 0/4 with 'prevent the next 2' and Furnace of Rath: preventing first deals 2 (it
+    lives), doubling first deals 4 (it dies). Its controller B orders them (616.1) and keeps it alive,
+    whether B decides (best for B) or A does (worst for A)."""
+    board = make_board(attacker("a", 3, 5, "B"), blocker("b", 0, 4, "a"), effects=SHIELD_AND_FURNACE)
+    result = solved(board, ["kills"] if decider == "A" else ["survivors"], decider)
+    assert "b" not in result.outcome.destroyed
+    assert result.outcome.creatures["b"].damage == 2
+    choice = next(d for d in result.dealing if d.target == "b")
+    assert choice.order == (1, 0)  # shield (effect 1) before Furnace (effect 0)
+
+
+def test_board_order_applies_without_a_choice_in_check():
+    """The checker applies effects in board order unless told otherwise: Furnace first, so 4 dealt."""
+    board = make_board(attacker("a", 3, 5, "B"), blocker("b", 0, 4, "a"), effects=SHIELD_AND_FURNACE)
+    verdict = check_line(board, dmg("a", "b", 3))
+    assert verdict.legal and "b" in verdict.outcome.destroyed
+
+
+def test_shield_is_used_up_across_both_damage_steps():
+    """615.7: a first striker's 2 uses up a 'prevent the next 3' shield on B's blocker except 1; the
+    regular step's 2 from the other attacker loses 1 of it: the 0/3 blocker ends with 1 damage."""
+    board = make_board(attacker("f", 2, 2, "B", "first strike"), attacker("r", 2, 2, "B"),
+                       blocker("b", 0, 3, ["f", "r"]),
+                       effects=[{"kind": "prevent", "amount": 3, "recipients": ["b"]}])
+    verdict = check_line(board, dmg("f", "b", 2, "first_strike"), dmg("r", "b", 2))
+    assert verdict.legal and verdict.outcome.creatures["b"].damage == 1
+    assert solved(board, ["kills"]).objective == {"kills": 0}
+
+
+def test_shield_on_a_player_chooses_which_damage_to_prevent():
+    """615.7: B at 3 life, 'prevent the next 2' on B, a 2/2 toxic 3 and a 2/2: B prevents the toxic
+    creature's damage (no poison) and takes 2, staying alive; A cannot make B lose."""
+    board = make_board(attacker("t", 2, 2, "B", toxic=3), attacker("c", 2, 2, "B"),
+                       players=[player("A"), player("B", 3, poison=7)],
+                       effects=[{"kind": "prevent", "amount": 2, "recipients": ["B"]}])
+    result = solved(board, ["lethal", "poison", "player_damage"])
+    assert result.objective == {"lethal": 0, "poison": 0, "player_damage": 2}
+
+
+# --- lifelink through prevention ------------------------------------------------------------------------
+
+def test_lifelink_gains_only_the_damage_dealt():
+    """A 4/4 lifelink attacker blocked by a 2/2 with 'prevent the next 3': it assigns 4, deals 1,
+    and A gains 1 (702.15b: damage dealt)."""
+    board = make_board(attacker("a", 4, 4, "B", "lifelink"), blocker("b", 2, 2, "a"),
+                       effects=[{"kind": "prevent", "amount": 3, "recipients": ["b"]}])
+    result = solved(board, ["life_gained"])
+    assert result.objective == {"life_gained": 1}
+    assert result.outcome.players["A"].life == 21
+
+
+def test_lifelink_blocker_divides_between_protected_and_unprotected_attackers():
+    """B at 2 life faces a 2/2 unblocked and blocks two attackers with a 2/2 lifelink; one attacker has
+    protection from its color. B assigns to the other, gains 2 and survives: A gets no lethal."""
+    board = make_board(attacker("u", 2, 2, "B"), attacker("p", 1, 1, "B", protection_from=["white"]),
+                       attacker("q", 1, 5, "B"),
+                       blocker("l", 2, 2, ["p", "q"], "lifelink", colors=["white"]),
+                       players=[player("A"), player("B", 2)])
+    result = solved(board, ["lethal", "kills"])
+    assert result.objective["lethal"] == 0
+
+
+# --- banding ------------------------------------------------------------------------------------------
+
+def test_attacker_blocked_by_a_banding_creature_is_divided_by_the_defender():
+    """702.22j: B divides the 4/4's damage among its blockers: 1 to each 3/3, both live (A alone
+    would kill one)."""
+    board = make_board(attacker("a", 4, 4, "B"), blocker("x", 0, 3, "a", "banding"), blocker("y", 0, 3, "a"))
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 0}
+    assert check_line(board, dmg("a", "x", 2), dmg("a", "y", 2)).legal
+
+
+def test_banding_defender_divides_a_trampler_among_blockers_only():
+    board = make_board(attacker("a", 6, 6, "B", "trample"), blocker("x", 1, 1, "a", "banding"))
+    assert "702.22j" in {v.rule for v in check_line(board, dmg("a", "x", 1), dmg("a", "B", 5),
+                                                     dmg("x", "a", 1)).violations}
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 0}
+
+
+def test_blocker_of_a_banding_attacker_is_divided_by_the_active_player():
+    """702.22k: a 4/4 blocking two attackers, one with banding: A divides its damage and spreads it
+    so that neither 3/3 dies."""
+    board = make_board(attacker("a", 3, 3, "B", "banding"), attacker("c", 3, 3, "B"), blocker("b", 4, 6, ["a", "c"]))
+    result = solved(board, ["survivors"])
+    assert result.objective == {"survivors": 2}
+
+
+# --- input ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("effect, field, words", [
+    ({"kind": "explode"}, "effects[0].kind", "unknown effect"),
+    ({"kind": "prevent", "amount": 2}, "effects[0].recipients", "exactly one recipient"),
+    ({"kind": "prevent", "amount": 0, "recipients": ["B"]}, "effects[0].amount", "at least 1"),
+    ({"kind": "add"}, "effects[0].amount", "at least 1"),
+    ({"kind": "double", "amount": 2}, "effects[0].amount", "takes no amount"),
+    ({"kind": "double", "sources": ["B"]}, "effects[0].sources[0]", "not a creature"),
+    ({"kind": "double", "recipients": ["zz"]}, "effects[0].recipients[0]", "unknown id"),
+    ({"kind": "double", "sources": {"controller": "Q"}}, "effects[0].sources.controller", "unknown player"),
+])
+def test_bad_effects_name_the_field(effect, field, words):
+    data = {"players": [player("A"), player("B")], "creatures": [attacker("a", 1, 1)], "effects": [effect]}
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(data)
+    assert info.value.field == field and words in info.value.problem
+
+
+@pytest.mark.parametrize("fields, field", [
+    ({"colors": ["purple"]}, "creatures[0].colors[0]"),
+    ({"protection_from": ["artifacts"]}, "creatures[0].protection_from[0]"),
+])
+def test_bad_colors_and_protection_name_the_field(fields, field):
+    with pytest.raises(InvalidBoardError) as info:
+        load_board({"players": [player("A"), player("B")], "creatures": [attacker("a", 1, 1, **fields)]})
+    assert info.value.field == field
