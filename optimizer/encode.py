@@ -36,7 +36,8 @@ PartKey = Union[ObjectId, tuple[ObjectId, int]]
 """A player id, or (player id, policy index) for a player whose second step follows a policy."""
 
 CREATURE, ATTACKED, CONTROLLER = "creature", "attacked", "controller"
-IDENTITY, PREVENTED, DOUBLED, ADDED, SHIELDED, CHOSEN = "identity", "prevented", "doubled", "added", "shielded", "chosen"
+MAX_DEALT = 2**40
+"""Bound on the damage one creature may deal one recipient for the encoding (doublers grow it fast)."""
 
 
 def _is_const(e: Expr) -> bool:
@@ -61,34 +62,58 @@ def _two_modes(c: Creature) -> bool:
     return c.may_assign_as_though_unblocked and c.blocked
 
 
-def dealt_rule(board: Board, source: Creature, target: ObjectId) -> tuple[str, int]:
-    """How damage from ``source`` to ``target`` is dealt: unchanged, prevented (702.16e protection,
-    615 "prevent all"), multiplied by ``n`` (614.5: each doubler once), increased by ``n`` when
-    nonzero (614.7a), reduced by a shield of ``n`` (615.7), or CHOSEN when two or more of these
-    meet and the affected player orders them (616.1), which this encoding does not model."""
+@dataclass(frozen=True)
+class DealtRule:
+    """How damage from one source to one recipient is dealt: prevented outright (702.16e protection,
+    615 "prevent all"), or passed through ``shields`` (615.7), doublers (614.5: each once) and adders
+    (614.7a: not to 0 damage), whose order the affected player chooses (616.1) when they meet."""
+
+    prevented: bool = False
+    factor: int = 1
+    added: int = 0
+    shield: int = 0
+    shields: tuple[int, ...] = ()
+    doublers: tuple[int, ...] = ()
+    adders: tuple[int, ...] = ()
+    """Indexes in ``board.effects``."""
+
+    @property
+    def identity(self) -> bool:
+        return not self.prevented and self.factor == 1 and not self.added and not self.shield
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the order of its effects can change the damage dealt (616.1)."""
+        return len(self.shields) + bool(self.doublers) + bool(self.adders) > 1
+
+    def order(self, least: bool) -> tuple[int, ...]:
+        """The order dealing the least damage (shields, doublers, adders) or the most (reversed)."""
+        out = self.shields + self.doublers + self.adders
+        return out if least else tuple(reversed(out))
+
+    def apply(self, x: int, least: bool) -> int:
+        if self.prevented or x <= 0:
+            return 0
+        if least:
+            return 0 if x <= self.shield else self.factor * (x - self.shield) + self.added
+        return max(0, self.factor * (x + self.added) - self.shield)
+
+
+def dealt_rule(board: Board, source: Creature, target: ObjectId) -> DealtRule:
     obj = board.get(target)
     owner = None if board.is_player(target) else obj.controller
-    live = [e for e in board.effects
+    live = [(i, e) for i, e in enumerate(board.effects)
             if e.sources.matches(source.id, source.controller) and e.recipients.matches(target, owner)]
-    unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for e in live)  # 615.12
-    shields = [e.amount for e in live if e.kind is EffectKind.PREVENT and e.amount]
+    unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for _, e in live)  # 615.12
     protection = getattr(obj, "protection_from", frozenset())
     protected = bool(protection & ({"creatures", "everything"} | source.colors))
-    if not unpreventable and (protected or any(e.kind is EffectKind.PREVENT and e.amount is None for e in live)):
-        return PREVENTED, 0
-    doublers = sum(1 for e in live if e.kind is EffectKind.DOUBLE)
-    added = [e.amount for e in live if e.kind is EffectKind.ADD]
-    shields = [] if unpreventable else shields
-    kinds = bool(doublers) + bool(added) + len(shields)
-    if kinds == 0:
-        return IDENTITY, 1
-    if kinds > 1 or len(added) > 1:
-        return (ADDED, sum(added)) if kinds == 1 else (CHOSEN, 0)
-    if doublers:
-        return DOUBLED, 2 ** doublers
-    if added:
-        return ADDED, added[0]
-    return SHIELDED, shields[0]
+    if not unpreventable and (protected or any(e.kind is EffectKind.PREVENT and e.amount is None for _, e in live)):
+        return DealtRule(prevented=True)
+    shields = () if unpreventable else tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
+    doublers = tuple(i for i, e in live if e.kind is EffectKind.DOUBLE)
+    adders = tuple(i for i, e in live if e.kind is EffectKind.ADD)
+    return DealtRule(False, 2 ** len(doublers), sum(board.effects[i].amount for i in adders),
+                     sum(board.effects[i].amount for i in shields), shields, doublers, adders)
 
 
 @dataclass
@@ -129,10 +154,21 @@ class CombatModel:
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
+        self.chooser = {c.id: self._find_chooser(c) for c in self.combatants}
+        """Who divides each creature's damage: its controller, or the other side under banding."""
         self._targets = {c.id: self._find_targets(c) for c in self.combatants}
+        self._fate_deciders: dict[ObjectId, set[ObjectId]] = {}
+        for c in self.combatants:
+            for t, _ in self._targets[c.id]:
+                self._fate_deciders.setdefault(t, set()).add(self.chooser[c.id])
         self._sources = {step: self._find_sources(step) for step in Step}
-        self._dealt: dict[Cell, tuple[str, int]] = {
+        self._dealt: dict[Cell, DealtRule] = {
             (c.id, t): dealt_rule(board, c, t) for c in self.combatants for t, _ in self.targets(c)}
+        self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
+        """For each cell, whether its affected player applies the effects in the order dealing the
+        least damage (616.1)."""
+        if not self.two_steps:
+            self.choose_orders()
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
@@ -143,6 +179,18 @@ class CombatModel:
         """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
         return self._sources[step]
 
+    def _find_chooser(self, c: Creature) -> ObjectId:
+        """702.22j: the defending player divides the damage of an attacker blocked by a creature with
+        banding; 702.22k: the active player divides a blocker's that blocks a creature with banding."""
+        board = self.board
+        if c.attacking is not None:
+            blockers = [board.creature(b) for b in board.blockers_of(c.id)]
+            if any(Keyword.BANDING in b.keywords for b in blockers):
+                return blockers[0].controller
+        elif any(Keyword.BANDING in board.creature(a).keywords for a in c.blocking):
+            return board.active_player
+        return c.controller
+
     def _find_targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
         if amount_of(c) <= 0:  # 510.1a
             return []
@@ -151,6 +199,8 @@ class CombatModel:
         if c.attacking is None:
             return []
         out = [(b, CREATURE) for b in self.board.blockers_of(c.id)]
+        if self.chooser[c.id] != c.controller:  # 702.22j: among its blockers only
+            return out
         if c.blocked and not _tramples(c) and not _two_modes(c):
             return out
         attacked = self.board.get(c.attacking)
@@ -169,7 +219,11 @@ class CombatModel:
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
 
     def damaged_by(self, object_id: ObjectId) -> ObjectId:
-        """The player whose creatures decide ``object_id``'s fate: attackers by their defending player."""
+        """The player whose choices decide ``object_id``'s fate: who divides the damage dealt to it
+        (attackers: normally their defending player)."""
+        deciders = self._fate_deciders.get(object_id, set())
+        if len(deciders) == 1:
+            return next(iter(deciders))
         obj = self.board.get(object_id)
         if isinstance(obj, Creature) and obj.attacking is not None:
             return self.board.defending_player(obj.attacking)
@@ -180,24 +234,96 @@ class CombatModel:
         to the exhaustive search when they are small enough.)"""
         board = self.board
         for c in self.combatants:
-            if Keyword.BANDING in c.keywords and (c.blocking or board.blockers_of(c.id)):
-                return f"banding ({c.id}) lets the other side divide damage (702.22j-k)"
+            if self.chooser[c.id] != c.controller and (self.two_steps or c.may_assign_as_though_unblocked):
+                return f"banding lets the other side divide {c.id}'s damage (702.22j-k) with two damage steps"
+        for t, deciders in self._fate_deciders.items():
+            if len(deciders) > 1:
+                return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
         shielded: dict[ObjectId, int] = {}
         for c in self.combatants:
             rules = {t: self._dealt[(c.id, t)] for t, _ in self.targets(c)}
-            for t, (kind, _) in rules.items():
-                if kind == CHOSEN:
-                    return f"several effects apply to {c.id}'s damage to {t}, and their order is chosen (616.1)"
-                if kind == SHIELDED:
-                    if self.two_steps:
-                        return f"a shield on {t} with two combat damage steps"
+            for t, rule in rules.items():
+                if rule.factor * (max(amount_of(c), 0) + rule.added) > MAX_DEALT:
+                    return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
+                if rule.shield:
                     shielded[t] = shielded.get(t, 0) + 1
-            if Keyword.LIFELINK in c.keywords and len(rules) > 1 and any(k != IDENTITY for k, _ in rules.values()):
+                if self.two_steps and (rule.shield or rule.ordered):
+                    return f"the effects on {c.id}'s damage to {t} with two combat damage steps"
+                if rule.ordered and self.direction((c.id, t)) is None:
+                    return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
+                            "than the damage dealt")
+            if Keyword.LIFELINK in c.keywords and len(rules) > 1 and not all(r.identity for r in rules.values()) \
+                    and self._gain_matters(c.controller):
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         for t, n in shielded.items():
             if n > 1:
                 return f"damage from several sources can reach the shield on {t} (615.7: its player chooses)"
         return None
+
+    def _gain_matters(self, player: ObjectId) -> bool:
+        """Whether the life ``player`` gains enters the objective: as ``life_gained``, or through
+        whether a player who can be dealt damage loses (only the active player's creatures deal
+        damage to players)."""
+        if player == self.decider and "life_gained" in self.objective:
+            return True
+        return player != self.board.active_player and ("lethal" in self.objective or len(self.board.players) >= 3)
+
+    def direction(self, cell: Cell) -> int | None:
+        """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
+        if never better, 0 if it changes nothing, None if it depends (one damage step only)."""
+        source, target = self.board.creature(cell[0]), cell[1]
+        if Keyword.LIFELINK in source.keywords:
+            return None
+        b, names = self.board, self.objective
+        multiplayer = len(b.players) >= 3
+        vector: dict[str, int] = {}
+        obj = b.get(target)
+        if isinstance(obj, Creature):
+            mine = obj.controller == self.decider
+            vector = {"kills": 0 if mine else 1, "survivors": -1 if mine else 0,
+                      "value": -obj.value if mine else obj.value}
+        elif b.is_player(target):
+            if target == self.decider:
+                if not multiplayer:
+                    return 0
+                own = [c.value for c in self.combatants if c.controller == target]
+                if any(v < 0 for v in own):
+                    return None
+                vector = {"survivors": -1 if own else 0, "value": -1 if any(own) else 0}
+            else:
+                theirs = [c.value for c in self.combatants if c.controller == target]
+                if multiplayer and any(v < 0 for v in theirs):
+                    return None
+                vector = {"lethal": 1, "player_damage": 1, "poison": 1, "kills": 1 if multiplayer else 0,
+                          "value": 1 if multiplayer else 0}
+        elif b.is_planeswalker(target):
+            vector = {"loyalty": 0 if obj.controller == self.decider else 1}
+        else:
+            vector = {"defense": 0 if obj.protector == self.decider else 1}
+        for name in names:
+            if vector.get(name, 0):
+                return 1 if vector[name] > 0 else -1
+        return 0
+
+    def most_dealt(self, c: Creature) -> int:
+        """A bound on the damage ``c`` deals in one step, effects included."""
+        return sum(r.apply(max(amount_of(c), 0), least=False) for (s, _), r in self._dealt.items() if s == c.id)
+
+    def choose_orders(self) -> None:
+        """616.1 in a one-step combat: the affected player orders the effects on each damage to deal
+        the most or the least, whichever is best for it: for the decider, best for the decider; for
+        anyone else, worst for the decider."""
+        for cell, rule in self._dealt.items():
+            if rule.ordered:
+                target = cell[1]
+                affected = target if self.board.is_player(target) else self.board.get(target).controller
+                wants_more = (self.direction(cell) or 0) > 0
+                self.least[cell] = not wants_more if affected == self.decider else wants_more
+
+    def dealing_order(self, cell: Cell) -> tuple[int, ...] | None:
+        """The order chosen for ``cell``'s effects (indexes in ``board.effects``), if it has one."""
+        rule = self._dealt[cell]
+        return rule.order(self.least[cell]) if rule.ordered else None
 
     def has_choice(self, c: Creature) -> bool:
         """Whether ``c`` could ever have two recipients to divide its damage among."""
@@ -271,18 +397,19 @@ class CombatModel:
         for s in self.sources(Step.REGULAR):
             targets = self.targets(s)
             power = st.effective_power(s)
-            if s.controller in free:
+            chooser = self.chooser[s.id]
+            if chooser in free:
                 row = self._free_cells(s, targets, power, st, modes)
-                copies[s.controller].update(row)
+                copies[chooser].update(row)
                 if _two_modes(s):  # what it deals may be less than its power: one mode may assign nothing
                     st.second_total[s.id] = sum(row.values())
             else:
-                for j, policy in enumerate(policies.get(s.controller, [None])):
-                    copies[(s.controller, j)].update(self._policy_cells(s, targets, power, st, policy))
+                for j, policy in enumerate(policies.get(chooser, [None])):
+                    copies[(chooser, j)].update(self._policy_cells(s, targets, power, st, policy))
         # trample in the second step (attackers are always free)
         attacker_cells = copies.get(b.active_player, {})
         for s in self.sources(Step.REGULAR):
-            if s.attacking is not None and s.controller in free:
+            if s.attacking is not None and self.chooser[s.id] in free:
                 self._trample(s, attacker_cells, present=st.present,
                               incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
                               pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
@@ -362,28 +489,30 @@ class CombatModel:
 
     # --- damage dealt -----------------------------------------------------------------------------
     def dealt(self, cell: Cell, x: Expr) -> Expr:
-        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614; see :func:`dealt_rule`)."""
-        kind, n = self._dealt[cell]
-        if kind == IDENTITY or (_is_const(x) and x == 0):
+        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614, 616.1; see :class:`DealtRule`)."""
+        rule, least = self._dealt[cell], self.least[cell]
+        if _is_const(x) or rule.prevented:
+            return rule.apply(x, least) if _is_const(x) else 0
+        if rule.identity:
             return x
-        if kind == PREVENTED:
-            return 0
-        if kind == DOUBLED:
-            return x * n
-        if kind == ADDED:
-            return x + n * _at_least(self, x, 1) if not _is_const(x) else x + n
-        assert kind == SHIELDED
-        if _is_const(x):
-            return max(0, x - n)
-        v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "shielded")
-        self.model.add_max_equality(v, [x - n, 0])
+        hi = rule.factor * (max(amount_of(self.board.creature(cell[0])), 0) + rule.added)
+        if not rule.shield and not rule.added:
+            return rule.factor * x
+        v = self._int(0, hi, "dealt")
+        if least:  # shields, then doublers, then adders
+            passes = _at_least(self, x, rule.shield + 1)
+            self.model.add(v == rule.factor * (x - rule.shield) + rule.added).only_enforce_if(passes)
+            self.model.add(v == 0).only_enforce_if(_not(passes))
+        else:  # adders, then doublers, then shields
+            self.model.add_max_equality(v, [rule.factor * x + rule.factor * rule.added * _at_least(self, x, 1)
+                                            - rule.shield, 0])
         return v
 
     def dealt_cells(self, cells: Mapping[Cell, Expr]) -> dict[Cell, Expr]:
         return {cell: self.dealt(cell, x) for cell, x in cells.items()}
 
     def identity(self, cell: Cell) -> bool:
-        return self._dealt[cell][0] == IDENTITY
+        return self._dealt[cell].identity
 
     # --- objective parts --------------------------------------------------------------------------
     def _terms(self, st: "_State", cells: Mapping[Cell, Expr], player: ObjectId) -> dict[str, Term]:

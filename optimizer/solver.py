@@ -127,7 +127,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if reason is not None:
         return _exhaustive(board, decider, names, reason)
     line, value, proven = game.solve()
-    result = check(board, line)
+    dealing = game.dealing(line)
+    result = check(board, line, dealing)
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the solver's assignment fails the checker: "
                           + "; ".join(map(str, result.violations)))
@@ -135,7 +136,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if value is not None and game.scalar(values) != value:
         raise SolverError(f"internal error: the model values the line at {value}, the checker at "
                           f"{game.scalar(values)} ({values})")
-    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, board.warnings)
+    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, board.warnings,
+                       dealing)
 
 
 def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str) -> SolveResult:
@@ -162,7 +164,8 @@ def objective_ranges(board: Board, decider: ObjectId, names: Sequence[str]) -> l
     combat = [c for c in board.creatures if c.attacking is not None or c.blocking]
     mine = [c for c in combat if c.controller == decider]
     theirs = [c for c in combat if c.controller != decider]
-    hits = sum(max(amount_of(c), 0) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
+    cm = CombatModel(board, decider, names)
+    hits = sum(cm.most_dealt(c) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
     toxic = sum(c.toxic * 2 for c in combat)
     opponents = [p for p in board.players if p.id != decider]
     ranges = {
@@ -205,6 +208,16 @@ class _Game:
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
+
+    def dealing(self, line: tuple[Assignment, ...]) -> tuple[DealingChoice, ...]:
+        """The affected players' order of the effects on each damage of ``line`` that has one (616.1)."""
+        cm = CombatModel(self.board, self.decider, self.names)
+        out = []
+        for a in line:
+            order = cm.dealing_order((a.source, a.target))
+            if order is not None:
+                out.append(DealingChoice(a.step, a.source, a.target, order))
+        return tuple(out)
 
     def scalar(self, values: Mapping[str, int]) -> int:
         """The objective values as one number whose order is the lexicographic order."""
