@@ -1,17 +1,18 @@
-"""Command line: ``mtg-combat solve`` and ``mtg-combat check``.
+"""Command line: ``mtg-combat solve``, ``check``, ``batch`` and ``serve``.
 
-Exit codes: 0 success (legal, for check), 1 illegal assignment (check), 2 invalid input,
-3 internal error. Input errors print one line naming the field; never a traceback.
+Exit codes: 0 success (legal, for check), 1 illegal assignment (check) or a failed line (batch),
+2 invalid input, 3 internal error. Input errors print one line naming the field; never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Sequence
+from typing import Sequence, TextIO
 
-from .errors import InputError, InvalidAssignmentError
+from .errors import InputError, InvalidAssignmentError, InvalidRequestError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -48,14 +49,46 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("assignment", help='JSON file {"assignments": [...]}, or - for standard input')
     check.add_argument("--format", choices=["json", "text"],
                        help="output format (default: text on a terminal, json otherwise)")
+
+    batch = sub.add_parser("batch", help="answer a JSON Lines file of requests, one response line each, in order",
+                           description="Each non-blank line of IN.jsonl is a request {\"id\", \"board\", "
+                           "\"player\", \"objective\", \"time_limit\"}; each gets one line {\"id\", \"result\"} "
+                           "or {\"id\", \"error\"}, in input order. Exit 1 if any line failed.")
+    batch.add_argument("input", metavar="IN.jsonl", help="requests, one JSON object a line, or - for standard input")
+    batch.add_argument("-o", "--output", metavar="OUT.jsonl", help="write responses here (default: standard output)")
+    batch.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="solve in N processes (default 1: in this process)")
+    batch.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="solve on a Dask distributed cluster (needs the dask extra)")
+
+    serve = sub.add_parser("serve", help="answer JSON requests line by line, for engines in other languages")
+    serve.add_argument("--stdio", action="store_true",
+                       help="requests on standard input, responses on standard output (required: the only transport)")
     return parser
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "serve" and not args.stdio:
+        parser.error("serve: --stdio is required (the only transport for now)")
     try:
         if args.command == "solve":
             return _solve(args)
+        if args.command == "batch":
+            return _batch(args)
+        if args.command == "serve":
+            return _serve()
         return _check(args)
     except InputError as exc:
         print(f"mtg-combat: error: {exc}", file=sys.stderr)
@@ -102,6 +135,70 @@ def _check(args: argparse.Namespace) -> int:
     else:
         print(render_check(board, verdict))
     return EXIT_OK if verdict.legal else EXIT_ILLEGAL
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from .batch import Progress, answer_pooled, answer_serial, read_lines, write_answers
+
+    if args.scheduler is not None and args.workers is not None:
+        raise InvalidRequestError("--workers", "cannot be combined with --scheduler (the cluster's workers solve)")
+    lines = read_lines(args.input)
+    client = None
+    if args.scheduler is not None:
+        from .cluster import MissingExtraError, connect
+
+        try:
+            client = connect(args.scheduler)
+        except MissingExtraError as exc:
+            print(f"mtg-combat: error: {exc}", file=sys.stderr)
+            return EXIT_INPUT
+    try:
+        if client is not None:
+            from .cluster import answer_on_cluster
+
+            answers = answer_on_cluster(client, lines)
+        elif (args.workers or 1) > 1:
+            answers = answer_pooled(lines, args.workers)
+        else:
+            answers = answer_serial(lines)
+        out = sys.stdout if args.output is None else _open_output(args.output)
+        progress = Progress(len(lines), sys.stderr) if sys.stderr.isatty() else None
+        try:
+            failed = write_answers(answers, out, progress, same_terminal=out is sys.stdout and sys.stdout.isatty())
+        except BrokenPipeError:
+            return _stdout_gone(EXIT_ILLEGAL)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    finally:
+        if client is not None:
+            client.close()
+    return EXIT_ILLEGAL if failed else EXIT_OK
+
+
+def _open_output(path: str) -> TextIO:
+    try:
+        return open(path, "w", encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise InvalidRequestError("--output", f"cannot write {path!r}: {exc.strerror}") from None
+
+
+def _serve() -> int:
+    from .serve import serve
+
+    try:
+        return serve(sys.stdin.buffer, sys.stdout)
+    except BrokenPipeError:  # the client went away: nothing left to answer
+        return _stdout_gone(EXIT_OK)
+
+
+def _stdout_gone(code: int) -> int:
+    """Standard output's reader closed it: point it at devnull so the exit flush does not complain."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,48 @@
+"""``mtg-combat batch --scheduler``: the same chunks as :mod:`optimizer.batch`, on a Dask cluster.
+
+Needs the optional ``dask`` extra here and ``mtg-combat`` installed on every worker. Dask is imported
+only by :func:`connect`, so nothing else pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .batch import Answers, Line, chunk_size, chunked, in_order
+from .errors import InvalidRequestError
+from .protocol import answer_chunk
+
+MISSING_EXTRA = "--scheduler needs the dask extra: pip install '.[dask]'"
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for the scheduler before giving up."""
+
+
+class MissingExtraError(ImportError):
+    """The ``dask`` extra is not installed."""
+
+
+def connect(address: str) -> Any:
+    """A ``dask.distributed.Client`` of the scheduler at ``address``; :class:`MissingExtraError`
+    without dask, InputError naming ``--scheduler`` for a bad or unreachable address."""
+    try:
+        from dask.distributed import Client
+        from distributed.comm import get_address_host_port
+    except ImportError:
+        raise MissingExtraError(MISSING_EXTRA) from None
+    try:
+        get_address_host_port(address)  # checked first: a Client that fails to parse it warns at exit
+    except ValueError as exc:
+        raise InvalidRequestError("--scheduler", f"{exc}; expected tcp://HOST:PORT") from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError
+        raise InvalidRequestError("--scheduler", f"cannot connect to {address!r}: {exc}") from None
+
+
+def answer_on_cluster(client: Any, lines: Sequence[Line]) -> Iterator[Answers]:
+    """Submit chunks of lines, all at once, to ``client``'s cluster; yield their answers in input order."""
+    slots = sum(client.nthreads().values())
+    chunks = chunked(lines, chunk_size(len(lines), slots))
+    futures = client.map(answer_chunk, chunks, pure=False)
+    yield from in_order(chunks, futures)

@@ -1,0 +1,26 @@
+"""``mtg-combat serve --stdio``: one JSON request a line in, one JSON response a line out.
+
+The solver is imported once at start; each response is flushed as soon as it is written. Bad lines
+get an error response; blank lines get none. End of input ends the loop (exit 0).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import BinaryIO, TextIO
+
+from .protocol import answer, is_blank, warm
+
+
+def serve(stdin: BinaryIO, stdout: TextIO) -> int:
+    """Answer requests from ``stdin`` on ``stdout`` until end of input; the exit status."""
+    warm()
+    for line in iter(stdin.readline, b""):
+        if is_blank(line):
+            continue
+        with contextlib.redirect_stdout(sys.stderr):  # a stray print must not corrupt the protocol
+            _, text = answer(line)
+        stdout.write(text + "\n")
+        stdout.flush()
+    return 0
