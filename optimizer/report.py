@@ -7,7 +7,8 @@ from typing import Iterable
 from .assignment import Assignment, Step
 from .board import Board, ObjectId
 from .check import CheckResult
-from .rules import Outcome, damage_steps
+from .dealing import DealingChoice, deal
+from .rules import Outcome, board_after_first_strike, damage_steps, deal_damage, step_choices
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -44,13 +45,50 @@ def why_lost(board: Board, outcome: Outcome, player_id: ObjectId) -> str:
     return ", ".join(reasons)
 
 
-def assignment_lines(board: Board, assignments: Iterable[Assignment]) -> list[str]:
-    rows = [(a.step.value, _label(board, a.source), _label(board, a.target), a.amount) for a in assignments]
+def dealt_amounts(board: Board, assignments: tuple[Assignment, ...],
+                  dealing: tuple[DealingChoice, ...] = ()) -> dict[tuple[Step, ObjectId, ObjectId], int]:
+    """Damage dealt for each assignment (615, 616), step by step; assumes a legal assignment."""
+    out: dict[tuple[Step, ObjectId, ObjectId], int] = {}
+    current: Board | None = board
+    for step in damage_steps(board):
+        if current is None:
+            break
+        mine = tuple(a for a in assignments if a.step is step)
+        dealt = deal(current, mine, step_choices(dealing, step))
+        out.update({(step, s, t): n for (s, t), n in dealt.amounts.items()})
+        if step is Step.FIRST_STRIKE:
+            current = board_after_first_strike(current, deal_damage(current, mine, step_choices(dealing, step)))
+    return out
+
+
+def assignment_lines(board: Board, assignments: Iterable[Assignment],
+                     dealing: tuple[DealingChoice, ...] = ()) -> list[str]:
+    assignments = tuple(assignments)
+    dealt = dealt_amounts(board, assignments, dealing) if board.effects or _protection(board) else {}
+    rows = [(a.step.value, _label(board, a.source), _label(board, a.target), a.amount,
+             dealt.get((a.step, a.source, a.target), a.amount)) for a in assignments]
     if not rows:
         return ["  (no combat damage is assigned)"]
     w1 = max(len(r[1]) for r in rows)
     w2 = max(len(r[2]) for r in rows)
-    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" for step, src, tgt, n in rows]
+    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" + (f"  dealt {d} (615, 616)" if d != n else "")
+            for step, src, tgt, n, d in rows]
+
+
+def _protection(board: Board) -> bool:
+    return any(getattr(o, "protection_from", None) for o in (*board.players, *board.creatures))
+
+
+def dealing_lines(board: Board, dealing: tuple[DealingChoice, ...]) -> list[str]:
+    """The affected players' order of effects (616.1) and shields' choices (615.7)."""
+    out = []
+    for d in dealing:
+        names = [f"#{i} {board.effects[i].kind.value}" for i in d.order]
+        text = f"  {_label(board, d.source)} -> {_label(board, d.target)} [{d.step.value}]: " + ", then ".join(names)
+        if d.prevented:
+            text += "; shield " + ", ".join(f"#{i} prevents {n}" for i, n in d.prevented)
+        out.append(text)
+    return out
 
 
 def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
@@ -93,8 +131,11 @@ def render_solution(board: Board, result: object) -> str:
     lines = [f"{result.status}: {proof}; deciding player {result.player}",
              "objective (in priority order): "
              + ", ".join(f"{k} {v}" for k, v in result.objective.items()),
-             "", "combat damage (510.1):", *assignment_lines(board, result.assignments),
-             "", "after combat damage and state-based actions:", *outcome_lines(board, result.outcome)]
+             "", "combat damage (510.1):", *assignment_lines(board, result.assignments, result.dealing)]
+    if result.dealing:
+        lines += ["", "order of effects chosen by the affected player (616.1, 615.7):",
+                  *dealing_lines(board, result.dealing)]
+    lines += ["", "after combat damage and state-based actions:", *outcome_lines(board, result.outcome)]
     if result.warnings:
         lines += ["", "warnings:", *(f"  {w}" for w in result.warnings)]
     return "\n".join(lines)
