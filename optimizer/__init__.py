@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .assignment import Assignment, Step
-from .board import Battle, Board, Creature, Keyword, Planeswalker, Player
+from .board import Battle, Board, Creature, Effect, EffectKind, Keyword, Planeswalker, Player
+from .dealing import DealingChoice
 from .check import CheckResult, Violation, check
-from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError
+from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, NotSupportedError
 from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 from .rules import Outcome
 from .schema import load_board
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "Assignment", "Battle", "Board", "CheckResult", "Creature", "DEFAULT_OBJECTIVE", "InputError",
-    "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError", "Keyword",
+    "Assignment", "Battle", "Board", "CheckResult", "Creature", "DEFAULT_OBJECTIVE", "DealingChoice",
+    "Effect", "EffectKind", "InputError", "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError",
+    "Keyword", "NotSupportedError",
     "OBJECTIVES", "Outcome", "Planeswalker", "Player", "SolveResult", "SolverSettings", "Step",
     "Violation", "check", "load_board", "solve",
 ]

@@ -240,3 +240,25 @@ def test_bad_colors_and_protection_name_the_field(fields, field):
     with pytest.raises(InvalidBoardError) as info:
         load_board({"players": [player("A"), player("B")], "creatures": [attacker("a", 1, 1, **fields)]})
     assert info.value.field == field
+
+
+def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
+    """A shield reachable by two attackers (615.7): B chooses which damage it prevents; the answer
+    comes from the exhaustive game search and says so."""
+    board = make_board(attacker("a", 2, 2, "B", "deathtouch"), attacker("c", 3, 3, "B"), blocker("b", 0, 4, ["a", "c"]),
+                       effects=[{"kind": "prevent", "amount": 2, "recipients": ["b"]}])
+    result = solved(board, ["kills"])
+    assert result.method == "exhaustive" and any("exhaustive" in w for w in result.warnings)
+    assert result.objective == {"kills": 0}  # B prevents all of the deathtoucher's damage; 3 < 4
+
+
+def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
+    from optimizer import NotSupportedError, solve
+
+    attackers = [attacker(f"a{i}", 5, 5, "B") for i in range(6)]
+    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(6)], *(["banding"] if i == 0 else []))
+                for i in range(3)]
+    board = make_board(*attackers, *blockers, attacker("f", 1, 1, "B", "first strike"))
+    with pytest.raises(NotSupportedError) as info:
+        solve(board)
+    assert info.value.field == "board" and "banding" in info.value.problem
