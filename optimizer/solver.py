@@ -122,10 +122,11 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not time_limit > 0):
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
-    game = _Game(board, decider, names, settings, time_limit, max_combined_range)
-    reason = CombatModel(board, decider, names).unsupported()
+    probe = CombatModel(board, decider, names)
+    reason = probe.unsupported()
     if reason is not None:
         return _exhaustive(board, decider, names, reason)
+    game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe)
     line, value, proven = game.solve()
     dealing = game.dealing(line)
     result = check(board, line, dealing)
@@ -159,12 +160,12 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                        board.warnings + (f"solved by exhaustive search: {reason}",), found.dealing, "exhaustive")
 
 
-def objective_ranges(board: Board, decider: ObjectId, names: Sequence[str]) -> list[tuple[int, int]]:
+def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
     """A (low, high) bound of each objective on this board, for exact lexicographic weights."""
-    combat = [c for c in board.creatures if c.attacking is not None or c.blocking]
+    board, decider, names = cm.board, cm.decider, cm.objective
+    combat = cm.combatants
     mine = [c for c in combat if c.controller == decider]
     theirs = [c for c in combat if c.controller != decider]
-    cm = CombatModel(board, decider, names)
     hits = sum(cm.most_dealt(c) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
     toxic = sum(c.toxic * 2 for c in combat)
     opponents = [p for p in board.players if p.id != decider]
@@ -187,13 +188,16 @@ class _Game:
     """One solve: the case analysis of the module docstring."""
 
     def __init__(self, board: Board, decider: ObjectId, names: Sequence[str], settings: SolverSettings,
-                 time_limit: float | None, max_combined_range: int) -> None:
+                 time_limit: float | None, max_combined_range: int, probe: CombatModel) -> None:
         self.board = board
+        self.probe: CombatModel | None = probe
+        """A model of the board with nothing built in it yet: the first solve may use it."""
+        self.orders = probe
         self.decider = decider
         self.names = tuple(names)
         self.settings = settings
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
-        self.ranges = objective_ranges(board, decider, names)
+        self.ranges = objective_ranges(probe)
         combined = 1
         for lo, hi in self.ranges:
             combined *= hi - lo + 1
@@ -211,13 +215,17 @@ class _Game:
 
     def dealing(self, line: tuple[Assignment, ...]) -> tuple[DealingChoice, ...]:
         """The affected players' order of the effects on each damage of ``line`` that has one (616.1)."""
-        cm = CombatModel(self.board, self.decider, self.names)
         out = []
         for a in line:
-            order = cm.dealing_order((a.source, a.target))
+            order = self.orders.dealing_order((a.source, a.target))
             if order is not None:
                 out.append(DealingChoice(a.step, a.source, a.target, order))
         return tuple(out)
+
+    def _fresh_model(self) -> CombatModel:
+        """A model to build in: the probe the first time, then new ones."""
+        cm, self.probe = self.probe, None
+        return cm if cm is not None else CombatModel(self.board, self.decider, self.names)
 
     def scalar(self, values: Mapping[str, int]) -> int:
         """The objective values as one number whose order is the lexicographic order."""
@@ -225,7 +233,7 @@ class _Game:
 
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
-        probe = CombatModel(self.board, self.decider, self.names)
+        probe = self.orders
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
@@ -241,7 +249,7 @@ class _Game:
     def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
         """The second step on a known state: each player's part optimized its own way (separable).
         Returns the line and the model's value of it."""
-        cm = CombatModel(self.board, self.decider, self.names)
+        cm = self._fresh_model()
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
         stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
@@ -250,7 +258,7 @@ class _Game:
 
     def _joint(self) -> tuple[tuple[Assignment, ...], int, bool]:
         """Two steps, responders without choices: one model, the active side's both steps free."""
-        cm = CombatModel(self.board, self.decider, self.names)
+        cm = self._fresh_model()
         first = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE))
         cm.first_step_trample(first)
         free = {p for p in self.sign if p not in self.responders}
@@ -268,7 +276,7 @@ class _Game:
         first_responder = min(order.index(p) for p in self.responders)
         leaders = [p for p in order[:first_responder]]
         followers = [p for p in order[first_responder:] if p not in self.responders]
-        probe = CombatModel(self.board, self.decider, self.names)
+        probe = self.orders
         replies = _first_step_options(probe, self.responders)
         follower_options = _first_step_options(probe, followers)
         scenarios: list[dict[Cell, int]] = [replies[0]]
@@ -405,9 +413,8 @@ class _Game:
                   total: Expr | None) -> tuple[dict[Any, int], int | None]:
         """Maximize each stage in turn; the cells' values and the model's value of ``total``."""
         if all(isinstance(v, int) for v in cells.values()):
-            if total is None or isinstance(total, int):
-                return dict(cells), total
-            stages = []  # nothing to choose: one solve only evaluates the indicators
+            # Nobody has a choice: no solve; the checker alone values the line.
+            return dict(cells), (total if total is None or isinstance(total, int) else None)
         solver = None
         for expr in stages:
             cm.model.maximize(expr)
