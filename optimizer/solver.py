@@ -289,10 +289,11 @@ class _Game:
             if master is None:
                 break
             bound, lead, follow = master
-            value, line, worst, second_steps = self._verify(lead, replies, follower_options)
-            if best is None or self.master_sign * value > self.master_sign * best[0]:
+            ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
+            value, line, worst, second_steps, complete = self._verify(lead, ordered, follower_options, bound)
+            if complete and (best is None or self.master_sign * value > self.master_sign * best[0]):
                 best = (value, line)
-            if value == bound:
+            if complete and value == bound:
                 return line, value, self.proven
             if self._expired():
                 break
@@ -309,7 +310,7 @@ class _Game:
         if best is None:  # out of time before any verification: verify the plainest legal first step
             lead = {(s.id, probe.targets(s)[0][0]): amount_of(s)
                     for s in probe.sources(Step.FIRST_STRIKE) if s.controller in leaders}
-            value, line, _, _ = self._verify(lead, replies[:1], follower_options[:1])
+            value, line, _, _, _ = self._verify(lead, replies[:1], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
 
@@ -352,9 +353,11 @@ class _Game:
         return solver.value(t), lead_values, follow_values
 
     def _verify(self, lead: dict[Cell, int], replies: list[dict[Cell, int]],
-                follower_options: list[dict[Cell, int]]):
+                follower_options: list[dict[Cell, int]], cutoff: int | None = None):
         """The exact value of the active side's first step ``lead``: every responder reply, every
-        follower answer, the second step solved on each resulting state."""
+        follower answer, the second step solved on each resulting state. With ``cutoff`` (the master's
+        bound), it stops at the first reply worse than that: ``lead`` is then not optimal, and the
+        result is a counterexample, not the exact value (``complete`` False)."""
         worst = None
         for reply in replies:
             best_follow = None
@@ -364,19 +367,20 @@ class _Game:
                     break
                 state = {**lead, **reply, **follow}
                 line, model_value = self._fixed_first_step(state)
-                value = self._line_value(line)
-                if model_value is not None and value != model_value:
-                    raise SolverError(f"internal error: the model values a line at {model_value}, "
-                                      f"the checker at {value}")
+                # the line returned in the end is re-checked against the model's value in solve()
+                value = self._line_value(line) if model_value is None else model_value
                 if best_follow is None or self.master_sign * value > self.master_sign * best_follow[0]:
                     best_follow = (value, line, state)
             if best_follow is None:
                 break
             if worst is None or self.master_sign * best_follow[0] < self.master_sign * worst[0]:
                 worst = (best_follow[0], best_follow[1], reply, best_follow[2])
+            if cutoff is not None and self.master_sign * worst[0] < self.master_sign * cutoff:
+                value, line, reply, _ = worst
+                return value, line, reply, [self._responders_second_step(line)], False
         assert worst is not None
         value, line, reply, state = worst
-        return value, line, reply, [self._responders_second_step(line)]
+        return value, line, reply, [self._responders_second_step(line)], True
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
         return self._responders_second_step(self._fixed_first_step(state)[0])
