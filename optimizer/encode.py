@@ -521,7 +521,7 @@ class CombatModel:
         return v
 
     def dealt_cells(self, cells: Mapping[Cell, Expr]) -> dict[Cell, Expr]:
-        return {cell: self.dealt(cell, x) for cell, x in cells.items()}
+        return _Indexed({cell: self.dealt(cell, x) for cell, x in cells.items()})
 
     def identity(self, cell: Cell) -> bool:
         return self._dealt[cell].identity
@@ -661,8 +661,21 @@ def _fold(cm: CombatModel, items: list[Expr], absorbing: int) -> Expr:
     return v
 
 
-def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only=lambda source_id: True) -> Expr:
-    return sum((v for (s, t), v in cells.items() if t == target and only(s)), 0)
+class _Indexed(dict):
+    """Cells that are no longer changed, indexed by recipient (sums over a recipient are frequent)."""
+
+    def __init__(self, cells: Mapping[Cell, Expr]) -> None:
+        super().__init__(cells)
+        self.to: dict[ObjectId, list[tuple[ObjectId, Expr]]] = {}
+        for (s, t), v in cells.items():
+            self.to.setdefault(t, []).append((s, v))
+
+
+def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only=None) -> Expr:
+    if isinstance(cells, _Indexed):
+        pairs = cells.to.get(target, ())
+        return sum((v for s, v in pairs if only is None or only(s)), 0)
+    return sum((v for (s, t), v in cells.items() if t == target and (only is None or only(s))), 0)
 
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
