@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+CACHE_SIZE = 4096
+"""Solved requests remembered per process (oldest dropped first): engines often ask the same board again."""
+_CACHE: dict[str, dict[str, Any]] = {}
+
 
 def is_blank(line: bytes | str) -> bool:
     """Whitespace only: skipped by ``batch`` and ``serve`` (no response)."""
@@ -113,13 +117,22 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
                                          + _json_type(assignments))
         return check(board, assignments).to_dict()
 
-    from .solver import solve
-
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):
         raise InvalidRequestError("objective", "expected a list of objective names, got " + _json_type(objective))
-    return solve(board, player=request.get("player"), objective=objective,
-                 time_limit=request.get("time_limit")).to_dict()
+    key = json.dumps([request["board"], request.get("player"), objective, request.get("time_limit")],
+                     sort_keys=True)
+    cached = _CACHE.get(key)
+    if cached is None:
+        from .solver import solve
+
+        cached = solve(board, player=request.get("player"), objective=objective,
+                       time_limit=request.get("time_limit")).to_dict()
+        if cached["status"] == "optimal":  # a time-limited answer may differ from run to run
+            if len(_CACHE) >= CACHE_SIZE:
+                _CACHE.pop(next(iter(_CACHE)))
+            _CACHE[key] = cached
+    return json.loads(json.dumps(cached))  # a copy: callers may change what they get
 
 
 def _board(request: dict[str, Any]) -> Any:

@@ -155,6 +155,7 @@ def test_internal_error_is_an_error_line(tmp_path: Path, monkeypatch: pytest.Mon
         raise RuntimeError("boom")
 
     monkeypatch.setattr("optimizer.solver.solve", broken)
+    monkeypatch.setattr("optimizer.protocol._CACHE", {})
     lines = [encode({"id": 1, "board": REGROWER}),
              encode({"id": 2, "command": "check", "board": CHECK_BOARD, "assignments": LEGAL})]
     code, out, _ = run_main(capsys, "batch", write_lines(tmp_path / "in.jsonl", lines))
@@ -244,3 +245,22 @@ def test_batch_does_not_import_dask(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", script, source, str(tmp_path / "out.jsonl")],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
     assert proc.stdout == "0 []\n", proc.stderr
+
+
+def test_a_repeated_request_is_answered_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optimizer import protocol, solver
+
+    calls = []
+    real = solver.solve
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("optimizer.solver.solve", counting)
+    monkeypatch.setattr("optimizer.protocol._CACHE", {})
+    first = protocol.respond(encode({"id": 1, "board": REGROWER}))
+    first["result"]["objective"]["lethal"] = -99  # the caller's copy, not the cache
+    second = protocol.respond(encode({"id": 2, "board": REGROWER}))
+    assert len(calls) == 1
+    assert second["id"] == 2 and second["result"]["objective"]["lethal"] == 0
