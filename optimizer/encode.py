@@ -394,11 +394,18 @@ class CombatModel:
         """Build the state after ``first`` (first-step damage of every source), the second step with
         ``free`` players' damage as variables and each other player's damage following each of its
         ``policies`` (None: every creature puts all its damage on its first available recipient;
-        a mapping: that assignment for each creature for which it is legal, else the default),
-        and the objective parts.
+        a mapping: that assignment where it is legal, else the default; for a player with attackers
+        the whole assignment must be legal, trample's lethal damage included, for a player who only
+        blocks each creature's part on its own), and the objective parts.
         """
         b = self.board
         st = _State(self, first)
+        joint: dict[tuple[ObjectId, int], Expr] = {}
+        for player, plist in policies.items():
+            if player not in free and any(self.chooser[s.id] == player and s.attacking is not None
+                                          for s in self.sources(Step.REGULAR)):
+                joint.update({(player, j): self._policy_legal(player, policy, st)
+                              for j, policy in enumerate(plist) if policy is not None})
         copies: dict[PartKey, dict[Cell, Expr]] = {}
         for p in b.players:
             if p.id in free:
@@ -417,7 +424,8 @@ class CombatModel:
                     st.second_total[s.id] = sum(row.values())
             else:
                 for j, policy in enumerate(policies.get(chooser, [None])):
-                    copies[(chooser, j)].update(self._policy_cells(s, targets, power, st, policy))
+                    copies[(chooser, j)].update(self._policy_cells(s, targets, power, st, policy,
+                                                                   joint.get((chooser, j))))
         # trample in the second step (attackers are always free)
         attacker_cells = copies.get(b.active_player, {})
         for s in self.sources(Step.REGULAR):
@@ -450,8 +458,53 @@ class CombatModel:
             self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
         return row
 
+    def _policy_legal(self, player: ObjectId, policy: Mapping[Cell, int], st: "_State") -> Expr:
+        """Whether ``player``'s whole second-step ``policy`` is legal on the state ``st``: all of each
+        creature's damage to recipients still there (510.1a-c), Thorn's all-or-nothing, and trample's
+        lethal damage to every blocker still there (702.19b-c) counting all of ``player``'s damage."""
+        mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
+        dealt_to: dict[ObjectId, Expr] = {}
+        deathtouch: dict[ObjectId, list[Expr]] = {}
+        for s in mine:
+            targets = self.targets(s)
+            for t, _ in targets:
+                n = st.effective_power(s) if len(targets) == 1 else policy.get((s.id, t), 0)
+                dealt_to[t] = dealt_to.get(t, 0) + n
+                if Keyword.DEATHTOUCH in s.keywords:
+                    deathtouch.setdefault(t, []).append(_at_least(self, n, 1))
+        parts: list[Expr] = []
+        for s in mine:
+            targets = self.targets(s)
+            if len(targets) == 1:
+                continue
+            wanted = {t: policy.get((s.id, t), 0) for t, _ in targets}
+            parts.append(_equals(self, st.effective_power(s), sum(wanted.values())))
+            parts += [st.available(t) for t, n in wanted.items() if n > 0]
+            on_creatures = sum(wanted[t] for t, r in targets if r == CREATURE)
+            beyond = sum(wanted[t] for t, r in targets if r != CREATURE)
+            if not beyond or s.attacking is None:
+                continue
+            if not _tramples(s):
+                if on_creatures:
+                    return 0  # a split is never legal without trample (Thorn: never a split)
+                continue
+            if _two_modes(s) and not on_creatures:
+                continue  # as though unblocked
+            for blocker_id, route in targets:
+                if route == CREATURE:
+                    blocker = self.board.creature(blocker_id)
+                    parts.append(_or(self, [_not(st.present(blocker_id)), _at_least(
+                        self, st.incoming[blocker_id] + dealt_to[blocker_id], blocker.toughness - blocker.damage)]
+                        + deathtouch.get(blocker_id, [])))
+            for t, route in targets:
+                w = self.board.get(s.attacking)
+                if route == CONTROLLER and wanted[t] and not w.removed_from_combat:
+                    parts.append(_at_least(self, st.pw_damage[s.attacking] + dealt_to.get(s.attacking, 0), w.loyalty))
+        return _and(self, parts)
+
     def _policy_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
-                      st: "_State", policy: Mapping[Cell, int] | None) -> dict[Cell, Expr]:
+                      st: "_State", policy: Mapping[Cell, int] | None,
+                      legal: Expr | None = None) -> dict[Cell, Expr]:
         if len(targets) == 1:
             return {(s.id, targets[0][0]): power}
         default: dict[Cell, Expr] = {}
@@ -463,9 +516,10 @@ class CombatModel:
         if policy is None:
             return default
         wanted = {(s.id, t): policy.get((s.id, t), 0) for t, _ in targets}
-        total = sum(wanted.values())
-        legal = _and(self, [_equals(self, power, total)]
-                     + [st.available(t) for (_, t), n in wanted.items() if n > 0])
+        if legal is None:
+            total = sum(wanted.values())
+            legal = _and(self, [_equals(self, power, total)]
+                         + [st.available(t) for (_, t), n in wanted.items() if n > 0])
         if _is_const(legal):
             return wanted if legal else default
         out = {}

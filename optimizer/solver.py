@@ -289,8 +289,11 @@ class _Game:
             if master is None:
                 break
             bound, lead, follow = master
-            ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
-            value, line, worst, second_steps, complete = self._verify(lead, ordered, follower_options, bound)
+            found = None if followers else self._verify_by_plans(lead)
+            if found is None:
+                ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
+                found = self._verify(lead, ordered, follower_options, bound)
+            value, line, worst, second_steps, complete = found
             if complete and (best is None or self.master_sign * value > self.master_sign * best[0]):
                 best = (value, line)
             if complete and value == bound:
@@ -382,6 +385,53 @@ class _Game:
         value, line, reply, state = worst
         return value, line, reply, [self._responders_second_step(line)], True
 
+    def _verify_by_plans(self, lead: dict[Cell, int]):
+        """The exact value of ``lead`` without enumerating the responders' replies: refinement on the
+        master side's second step. A model chooses the responders' first-step reply and second step
+        against a growing set of master-side second-step plans (each used where legal, else a
+        default): a bound on the value. Solving the second step exactly after that reply either meets
+        the bound (then it is the value) or gives a new plan. None if out of time or rounds."""
+        master_side = [p for p in self.sign if p not in self.responders]
+        plans: list[dict[Cell, int]] = []
+        for _ in range(MAX_ROUNDS):
+            if self._expired():
+                return None
+            cm = CombatModel(self.board, self.decider, self.names)
+            fs = cm.sources(Step.FIRST_STRIKE)
+            fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] not in self.responders], fixed=lead)
+            free = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders])
+            policies = {p: [None] + plans for p in master_side}
+            sc = cm.scenario({**fixed, **free}, free=set(self.responders), policies=policies)
+            big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
+            total: Expr = sum((self._scalar_expr(part) for key, part in sc.parts.items() if isinstance(key, str)), 0)
+            for p in master_side:
+                u = cm.model.new_int_var(-big, big, f"u[{p}]")
+                for j in range(len(policies[p])):
+                    h = self._scalar_expr(sc.parts[(p, j)])
+                    cm.model.add(u >= h) if self.master_sign > 0 else cm.model.add(u <= h)
+                total = total + u
+            t = cm.model.new_int_var(-big * (len(master_side) + 1), big * (len(master_side) + 1), "t")
+            cm.model.add(t == total)  # one objective variable: a weighted objective sum can overflow CP-SAT's bounds
+            if self.master_sign > 0:
+                cm.model.minimize(t)
+            else:
+                cm.model.maximize(t)
+            solver = self._run(cm.model)
+            if solver is None:
+                return None
+            bound = int(solver.value(t))
+            reply = {k: _value(solver, v) for k, v in free.items()}
+            line, model_value = self._fixed_first_step({**lead, **reply})
+            value = self._line_value(line) if model_value is None else model_value
+            if value == bound:
+                return value, line, reply, [self._responders_second_step(line)], True
+            plan = {(a.source, a.target): a.amount for a in line
+                    if a.step is Step.REGULAR and self.orders.chooser[a.source] not in self.responders}
+            if plan in plans:
+                return None  # cannot tighten (should not happen: the plan is legal where it was found)
+            plans.append(plan)
+        return None
+
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
         return self._responders_second_step(self._fixed_first_step(state)[0])
 
@@ -445,6 +495,13 @@ class _Game:
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables))
         status = solver.solve(model)
+        if status == cp_model.INFEASIBLE and solver.parameters.cp_model_presolve:
+            # Every model here is feasible; with the large weights of lexicographic objectives CP-SAT's
+            # presolve has been seen to call one infeasible. Solve it again without presolve.
+            solver = cp_model.CpSolver()
+            self.settings.apply(solver, remaining, 0)
+            solver.parameters.cp_model_presolve = False
+            status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")
