@@ -17,12 +17,13 @@ every other player minimizes them. Three cases:
   optimizes the active side's first-step damage against a growing set of responder first-step
   replies (one copy of the second step per reply) and of responder second-step replies (each a
   fixed assignment, used where legal, else a default). Each master solution is verified exactly by
-  enumerating the responders' first-step replies (one per distinct outcome: damage beyond an
-  attacker's toughness is all alike) and solving the second step for each; the worst reply and its
-  second-step answer are added, until the master's bound equals a verified value. Cost grows with
-  the number of the responders' distinct first-step replies (enumerated per verification, at most
-  the product over their first-strike blockers of the attackers' toughness + 1) and with the number
-  of refinement rounds (usually one or two). Under a time limit the best verified line is returned.
+  a second, inner refinement: a model picks the responders' first-step reply and second step against
+  a growing set of the active side's second-step plans (a bound), and solving the second step
+  exactly after that reply either meets the bound or yields a new plan. (With players after the
+  responders on the active side, multiplayer only, verification enumerates the responders' distinct
+  replies instead: damage beyond an attacker's toughness is all alike.) The worst reply and its
+  second-step answer go back to the master, until its bound equals a verified value. Under a time
+  limit the best verified line is returned.
 
 Every line is re-checked by the independent checker, and the model's value of it must equal the
 checker's, or the solve fails loudly instead of answering wrongly.
@@ -277,9 +278,11 @@ class _Game:
         leaders = [p for p in order[:first_responder]]
         followers = [p for p in order[first_responder:] if p not in self.responders]
         probe = self.orders
-        replies = _first_step_options(probe, self.responders)
+        replies: list[dict[Cell, int]] = []  # every distinct responder reply, enumerated only if needed
+        plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
+                 if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
-        scenarios: list[dict[Cell, int]] = [replies[0]]
+        scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
         for _ in range(MAX_ROUNDS):
@@ -291,6 +294,7 @@ class _Game:
             bound, lead, follow = master
             found = None if followers else self._verify_by_plans(lead)
             if found is None:
+                replies = replies or _first_step_options(probe, self.responders)
                 ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
                 found = self._verify(lead, ordered, follower_options, bound)
             value, line, worst, second_steps, complete = found
@@ -313,7 +317,7 @@ class _Game:
         if best is None:  # out of time before any verification: verify the plainest legal first step
             lead = {(s.id, probe.targets(s)[0][0]): amount_of(s)
                     for s in probe.sources(Step.FIRST_STRIKE) if s.controller in leaders}
-            value, line, _, _, _ = self._verify(lead, replies[:1], follower_options[:1])
+            value, line, _, _, _ = self._verify(lead, [plain], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
 
