@@ -342,22 +342,23 @@ class _Game:
                 if isinstance(key, str):
                     total = total + self._scalar_expr(part)
             for p in self.responders:
-                u = cm.model.new_int_var(-big, big, f"u[{p}]")
-                for j in range(len(responder_policies[p])):
-                    h = self._scalar_expr(sc.parts[(p, j)])
-                    cm.model.add(u <= h) if self.master_sign > 0 else cm.model.add(u >= h)
-                total = total + u
+                total = total + self._best_plan(cm, sc, p, len(responder_policies[p]), big)
             cm.model.add(t <= total) if self.master_sign > 0 else cm.model.add(t >= total)
-        if self.master_sign > 0:
-            cm.model.maximize(t)
-        else:
-            cm.model.minimize(t)
-        solver = self._run(cm.model)
+        solver = self._run_toward(cm, t, maximize=self.master_sign > 0)
         if solver is None:
             return None
         lead_values = {k: _value(solver, v) for k, v in lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(follow_cells)}
         return solver.value(t), lead_values, follow_values
+
+    def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int, big: int) -> Expr:
+        """A variable that the model's optimization drives to ``player``'s best score over its
+        ``count`` second-step plans in ``sc`` (its largest if it maximizes, else its smallest)."""
+        u = cm.model.new_int_var(-big, big, f"u[{player}]")
+        for j in range(count):
+            h = self._scalar_expr(sc.parts[(player, j)])
+            cm.model.add(u >= h) if self.sign[player] > 0 else cm.model.add(u <= h)
+        return u
 
     def _verify(self, lead: dict[Cell, int], replies: list[dict[Cell, int]],
                 follower_options: list[dict[Cell, int]], cutoff: int | None = None):
@@ -409,18 +410,10 @@ class _Game:
             big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
             total: Expr = sum((self._scalar_expr(part) for key, part in sc.parts.items() if isinstance(key, str)), 0)
             for p in master_side:
-                u = cm.model.new_int_var(-big, big, f"u[{p}]")
-                for j in range(len(policies[p])):
-                    h = self._scalar_expr(sc.parts[(p, j)])
-                    cm.model.add(u >= h) if self.master_sign > 0 else cm.model.add(u <= h)
-                total = total + u
+                total = total + self._best_plan(cm, sc, p, len(policies[p]), big)
             t = cm.model.new_int_var(-big * (len(master_side) + 1), big * (len(master_side) + 1), "t")
             cm.model.add(t == total)  # one objective variable: a weighted objective sum can overflow CP-SAT's bounds
-            if self.master_sign > 0:
-                cm.model.minimize(t)
-            else:
-                cm.model.maximize(t)
-            solver = self._run(cm.model)
+            solver = self._run_toward(cm, t, maximize=self.master_sign < 0)
             if solver is None:
                 return None
             bound = int(solver.value(t))
@@ -493,6 +486,10 @@ class _Game:
             if solver is None:
                 raise SolverError("internal error: no legal assignment found")
         return {k: _value(solver, v) for k, v in cells.items()}, (None if total is None else _value(solver, total))
+
+    def _run_toward(self, cm: CombatModel, t: cp_model.IntVar, maximize: bool) -> cp_model.CpSolver | None:
+        cm.model.maximize(t) if maximize else cm.model.minimize(t)
+        return self._run(cm.model)
 
     def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
