@@ -223,6 +223,8 @@ class Board:
     """Damage effects (protection is on the creatures and players themselves)."""
     _index: Mapping[ObjectId, Any] = field(init=False, repr=False, compare=False)
     _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
+    combatants: tuple[Creature, ...] = field(init=False, repr=False, compare=False)
+    """The creatures in combat (attacking or blocking), in board order."""
 
     def __post_init__(self) -> None:
         index: dict[ObjectId, Any] = {}
@@ -232,6 +234,7 @@ class Board:
         for c in self.creatures:
             for attacker in c.blocking:
                 blockers.setdefault(attacker, []).append(c.id)
+        object.__setattr__(self, "combatants", tuple(c for c in self.creatures if c.in_combat))
         object.__setattr__(self, "_index", MappingProxyType(index))
         object.__setattr__(
             self, "_blockers", MappingProxyType({k: tuple(v) for k, v in blockers.items()})
@@ -271,10 +274,6 @@ class Board:
     @property
     def blockers(self) -> tuple[Creature, ...]:
         return tuple(c for c in self.creatures if c.is_blocking)
-
-    @property
-    def combatants(self) -> tuple[Creature, ...]:
-        return tuple(c for c in self.creatures if c.in_combat)
 
     def blockers_of(self, attacker_id: ObjectId) -> tuple[ObjectId, ...]:
         """Ids of the creatures blocking ``attacker_id``, in board order."""

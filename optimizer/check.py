@@ -13,9 +13,8 @@ from typing import Any, Iterable
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
 from .dealing import DealingChoice, banding_chooser
-from .rules import (Outcome, Route, assignment_modes, assigns_in, board_after_first_strike, damage_amount,
-                    damage_steps, deal_damage, is_present, lethal_needed, recipients, resolve_combat, step_choices,
-                    tramples)
+from .rules import (Outcome, Route, assignment_modes, assigns_in, damage_amount, damage_steps, first_step,
+                    is_present, lethal_needed, recipients, resolve_combat, tramples)
 
 
 @dataclass(frozen=True)
@@ -59,17 +58,18 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
     else:
         parsed = normalize(assignments)
     dealing = tuple(dealing)
-    found = violations(board, parsed, dealing)
-    outcome = None if found else resolve_combat(board, parsed, dealing)
+    played: list[Any] = []
+    found = violations(board, parsed, dealing, played)
+    outcome = None if found else resolve_combat(board, parsed, dealing, played[0] if played else None)
     return CheckResult(not found, tuple(found), outcome)
 
 
 def violations(board: Board, assignments: tuple[Assignment, ...],
-               dealing: tuple[DealingChoice, ...] = ()) -> list[Violation]:
+               dealing: tuple[DealingChoice, ...] = (), played: list[Any] | None = None) -> list[Violation]:
     """Every rule the (normalized) assignment breaks, step by step (510.4); empty if it is legal.
 
     The regular step is judged on the board the first-strike step leaves behind, so a first-strike
-    step that is illegal leaves the regular step unjudged.
+    step that is illegal leaves the regular step unjudged. ``played`` receives that step's result.
     """
     first = tuple(a for a in assignments if a.step is Step.FIRST_STRIKE)
     regular = tuple(a for a in assignments if a.step is Step.REGULAR)
@@ -81,7 +81,9 @@ def violations(board: Board, assignments: tuple[Assignment, ...],
     out = step_violations(board, Step.FIRST_STRIKE, first)
     if out:
         return out
-    later = board_after_first_strike(board, deal_damage(board, first, step_choices(dealing, Step.FIRST_STRIKE)))
+    outcome, later = first_step(board, assignments, dealing)
+    if played is not None:
+        played.append((outcome, later))
     if later is None:
         return [Violation("510.4", a.source, f"{a.source} assigns damage in the regular step, but the game "
                           "ended after the first-strike step (704.5a, 704.5c, 704.6c)") for a in regular]

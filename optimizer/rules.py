@@ -317,16 +317,23 @@ def step_choices(choices: Iterable[DealingChoice], step: Step) -> dict[tuple[Obj
     return {(c.source, c.target): c for c in choices if c.step is step}
 
 
-def resolve_combat(board: Board, assignments: tuple[Assignment, ...],
-                   choices: Iterable[DealingChoice] = ()) -> Outcome:
-    """Both damage steps (510.4) with SBAs after each; assumes every step's assignment is legal."""
+def first_step(board: Board, assignments: tuple[Assignment, ...],
+               choices: Iterable[DealingChoice] = ()) -> tuple[Outcome, Board | None]:
+    """The first-strike step's outcome and the board it leaves for the regular step (510.4)."""
+    first = deal_damage(board, tuple(a for a in assignments if a.step is Step.FIRST_STRIKE),
+                        step_choices(choices, Step.FIRST_STRIKE))
+    return first, board_after_first_strike(board, first)
+
+
+def resolve_combat(board: Board, assignments: tuple[Assignment, ...], choices: Iterable[DealingChoice] = (),
+                   played: tuple[Outcome, Board | None] | None = None) -> Outcome:
+    """Both damage steps (510.4) with SBAs after each; assumes every step's assignment is legal.
+    ``played`` is :func:`first_step`'s result when it is already known."""
     choices = tuple(choices)
     if damage_steps(board) == (Step.REGULAR,):
         return deal_damage(board, tuple(a for a in assignments if a.step is Step.REGULAR),
                            step_choices(choices, Step.REGULAR))
-    first = deal_damage(board, tuple(a for a in assignments if a.step is Step.FIRST_STRIKE),
-                        step_choices(choices, Step.FIRST_STRIKE))
-    later = board_after_first_strike(board, first)
+    first, later = played or first_step(board, assignments, choices)
     if later is None:
         return first
     second = deal_damage(later, tuple(a for a in assignments if a.step is Step.REGULAR),
