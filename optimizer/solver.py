@@ -213,6 +213,8 @@ class _Game:
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
+        self.plans: list[dict[Cell, int]] = []
+        """The active side's second-step plans found while verifying first steps (refinement)."""
 
     def dealing(self, line: tuple[Assignment, ...]) -> tuple[DealingChoice, ...]:
         """The affected players' order of the effects on each damage of ``line`` that has one (616.1)."""
@@ -293,6 +295,8 @@ class _Game:
                 break
             bound, lead, follow = master
             found = None if followers else self._verify_by_plans(lead)
+            if found is None and self._expired():
+                break
             if found is None:
                 replies = replies or _first_step_options(probe, self.responders)
                 ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
@@ -397,7 +401,7 @@ class _Game:
         default): a bound on the value. Solving the second step exactly after that reply either meets
         the bound (then it is the value) or gives a new plan. None if out of time or rounds."""
         master_side = [p for p in self.sign if p not in self.responders]
-        plans: list[dict[Cell, int]] = []
+        plans = self.plans  # legal plays wherever their legality holds: kept from earlier leads
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 return None
