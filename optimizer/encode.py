@@ -273,11 +273,9 @@ class CombatModel:
         return None
 
     def _gain_matters(self, player: ObjectId) -> bool:
-        """Whether the life ``player`` gains enters the objective: as ``life_gained``, or through
-        whether a player who can be dealt damage loses (only the active player's creatures deal
-        damage to players)."""
-        if player == self.decider and "life_gained" in self.objective:
-            return True
+        """Whether the life ``player`` gains decides whether it loses, which then mixes its own
+        choices with the active player's (only the active player's creatures deal damage to
+        players); ``life_gained`` itself is scored in the part of whoever divides the damage."""
         return player != self.board.active_player and ("lethal" in self.objective or len(self.board.players) >= 3)
 
     def direction(self, cell: Cell) -> int | None:
@@ -611,6 +609,8 @@ class CombatModel:
                 terms["survivors"].add(-1, gone)
             if "value" in terms:
                 terms["value"].add(-c.value if mine else c.value, gone)
+        if "life_gained" in terms:
+            terms["life_gained"].add(1, st.gain_in_part(self.decider, player, cells))
         if not active:
             return terms
         if "survivors" in terms:  # the deaths above count down from every creature of the decider's
@@ -632,8 +632,6 @@ class CombatModel:
             for bt in b.battles:
                 if bt.protector != self.decider:
                     terms["defense"].add(1, self._min(st.pw_damage.get(bt.id, 0) + _sum_to(cells, bt.id), bt.defense))
-        if "life_gained" in terms:
-            terms["life_gained"].add(1, st.life_gained(self.decider))
         return terms
 
     # --- small builders ---------------------------------------------------------------------------
@@ -858,6 +856,25 @@ class _State:
                     else:
                         assert len(targets) == 1 and s.id not in self.second_total
                         gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s))
+        return gained
+
+    def gain_in_part(self, q: ObjectId, player: ObjectId, dealt: Mapping[Cell, Expr]) -> Expr:
+        """The life ``q``'s lifelink sources gain (120.3f) that ``player``'s choices decide: the
+        second-step damage they deal where ``player`` divides it (``dealt``: that part's damage
+        dealt), and for the active player's part everything from the first step."""
+        cm = self.cm
+        gained: Expr = 0
+        for s in cm.combatants:
+            if s.controller != q or Keyword.LIFELINK not in s.keywords:
+                continue
+            if player == cm.board.active_player:
+                gained = gained + sum((v for (src, _), v in self.first.items() if src == s.id), 0)
+            if s in cm.sources(Step.REGULAR) and cm.chooser[s.id] == player:
+                targets = cm.targets(s)
+                if all(cm.identity((s.id, t)) for t, _ in targets):
+                    gained = gained + self.second_total.get(s.id, self.effective_power(s))
+                else:
+                    gained = gained + sum((dealt.get((s.id, t), 0) for t, _ in targets), 0)
         return gained
 
     def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,
