@@ -55,6 +55,11 @@ DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
 """Refinement rounds before giving up on a proof and returning the best verified line."""
+KEPT_PLANS = 8
+"""Second-step plans of the active side carried from one verification to the next (each one makes
+the verification model larger; the ones found within a verification are always kept)."""
+MAX_REPLIES = 100_000
+"""Most responder replies enumerated in a verification (multiplayer refinement only)."""
 EXHAUSTIVE_LIMIT = 20_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
@@ -295,9 +300,11 @@ class _Game:
                 break
             bound, lead, follow = master
             found = None if followers else self._verify_by_plans(lead)
-            if found is None and self._expired():
-                break
+            if found is None and not followers:
+                break  # out of time (or rounds): the best verified line so far
             if found is None:
+                if not replies and _count_first_step_options(probe, self.responders) > MAX_REPLIES:
+                    break  # too many replies to enumerate: the best verified line so far, unproven
                 replies = replies or _first_step_options(probe, self.responders)
                 ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
                 found = self._verify(lead, ordered, follower_options, bound)
@@ -401,7 +408,7 @@ class _Game:
         default): a bound on the value. Solving the second step exactly after that reply either meets
         the bound (then it is the value) or gives a new plan. None if out of time or rounds."""
         master_side = [p for p in self.sign if p not in self.responders]
-        plans = self.plans  # legal plays wherever their legality holds: kept from earlier leads
+        plans = self.plans[-KEPT_PLANS:]  # legal plays wherever they are legal: the latest earlier ones
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 return None
@@ -428,9 +435,10 @@ class _Game:
                 return value, line, reply, [self._responders_second_step(line)], True
             plan = {(a.source, a.target): a.amount for a in line
                     if a.step is Step.REGULAR and self.orders.chooser[a.source] not in self.responders}
-            if plan in plans:
-                return None  # cannot tighten (should not happen: the plan is legal where it was found)
+            if plan in plans:  # cannot happen: a plan is legal on the state it was found on
+                raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
+            self.plans.append(plan)
         return None
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
@@ -555,12 +563,24 @@ def _distinct_splits(amount: int, caps: Sequence[int]):
         yield tuple(out)
 
 
+def _count_first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> int:
+    """How many replies :func:`_first_step_options` would list, without listing them."""
+    total = 1
+    for s in cm.sources(Step.FIRST_STRIKE):
+        if cm.chooser[s.id] in players:
+            caps = [cm.board.creature(t).toughness for t, _ in cm.targets(s)]
+            total *= sum(1 for _ in _distinct_splits(amount_of(s), caps))
+            if total > MAX_REPLIES:
+                break
+    return total
+
+
 def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[dict[Cell, int]]:
     """Every distinct first-step assignment of ``players``' creatures (blockers: their choices are
     independent of each other and of everyone else's, 510.1d)."""
     rows = []
     for s in cm.sources(Step.FIRST_STRIKE):
-        if s.controller in players:
+        if cm.chooser[s.id] in players:
             assert s.attacking is None, "responders and followers only block"
             targets = [t for t, _ in cm.targets(s)]
             caps = [cm.board.creature(t).toughness for t in targets]
