@@ -73,13 +73,15 @@ class SolverError(RuntimeError):
 class SolverSettings:
     """CP-SAT parameters: one worker and a fixed seed make every answer reproducible.
 
-    ``presolve`` None means: on for models with at least ``presolve_from`` variables (presolve costs
-    more than it saves on small models, and saves a lot on the larger two-step models).
+    ``presolve`` is off: it costs more than it saves on small models, and on models with the large
+    weights of lexicographic objectives CP-SAT 9.15's presolve has returned a wrong "optimal" value and
+    called feasible models infeasible (both seen on large benchmark boards). ``presolve=True`` turns it
+    on for models with at least ``presolve_from`` variables.
     """
 
     workers: int = 1
     seed: int = 0
-    presolve: bool | None = None
+    presolve: bool = False
     presolve_from: int = 50
     linearization_level: int = 0
 
@@ -87,7 +89,7 @@ class SolverSettings:
         p = solver.parameters
         p.num_workers = self.workers
         p.random_seed = self.seed
-        p.cp_model_presolve = self.presolve if self.presolve is not None else size >= self.presolve_from
+        p.cp_model_presolve = self.presolve and size >= self.presolve_from
         p.linearization_level = self.linearization_level
         p.max_deterministic_time = DETERMINISTIC_LIMIT
         if time_limit is not None:
@@ -425,8 +427,8 @@ class _Game:
             t = cm.model.new_int_var(-big * (len(master_side) + 1), big * (len(master_side) + 1), "t")
             cm.model.add(t == total)  # one objective variable: a weighted objective sum can overflow CP-SAT's bounds
             solver = self._run_toward(cm, t, maximize=self.master_sign < 0)
-            if solver is None:
-                return None
+            if solver is None or solver.response_proto.status != cp_model.OPTIMAL:
+                return None  # out of time: no bound
             bound = int(solver.value(t))
             reply = {k: _value(solver, v) for k, v in free.items()}
             line, model_value = self._fixed_first_step({**lead, **reply})
@@ -508,13 +510,6 @@ class _Game:
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables))
         status = solver.solve(model)
-        if status == cp_model.INFEASIBLE and solver.parameters.cp_model_presolve:
-            # Every model here is feasible; with the large weights of lexicographic objectives CP-SAT's
-            # presolve has been seen to call one infeasible. Solve it again without presolve.
-            solver = cp_model.CpSolver()
-            self.settings.apply(solver, remaining, 0)
-            solver.parameters.cp_model_presolve = False
-            status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")
