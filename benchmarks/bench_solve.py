@@ -1,6 +1,6 @@
 """Solve-time benchmark: the tuned CP-SAT solver against CP-SAT defaults, brute force and a greedy baseline.
 
-    python benchmarks/bench_solve.py                       # full run (about 6-7 minutes on 2 cores)
+    python benchmarks/bench_solve.py                       # full run (about 7-8 minutes on 2 cores)
     python benchmarks/bench_solve.py --quick               # smoke run, under 30 s
     python benchmarks/bench_solve.py --check-greedy        # only assert that every greedy line is legal
     python benchmarks/bench_solve.py --profile 300         # where the tuned solver's time goes (typical)

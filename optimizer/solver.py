@@ -425,7 +425,9 @@ class _Game:
             for p in master_side:
                 total = total + self._best_plan(cm, sc, p, len(policies[p]), big)
             t = cm.model.new_int_var(-big * (len(master_side) + 1), big * (len(master_side) + 1), "t")
-            cm.model.add(t == total)  # one objective variable: a weighted objective sum can overflow CP-SAT's bounds
+            # one objective variable, bounded by an inequality: CP-SAT's presolve substitutes an equality
+            # into the objective, whose large weights it then mishandles
+            cm.model.add(t >= total) if self.master_sign > 0 else cm.model.add(t <= total)
             solver = self._run_toward(cm, t, maximize=self.master_sign < 0)
             if solver is None or solver.response_proto.status != cp_model.OPTIMAL:
                 return None  # out of time: no bound
