@@ -8,7 +8,7 @@ from .assignment import Assignment, Step
 from .board import Board, ObjectId
 from .check import CheckResult
 from .dealing import DealingChoice, deal
-from .rules import Outcome, board_after_first_strike, damage_steps, deal_damage, step_choices
+from .rules import Outcome, damage_steps, first_step, step_choices
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -57,7 +57,7 @@ def dealt_amounts(board: Board, assignments: tuple[Assignment, ...],
         dealt = deal(current, mine, step_choices(dealing, step))
         out.update({(step, s, t): n for (s, t), n in dealt.amounts.items()})
         if step is Step.FIRST_STRIKE:
-            current = board_after_first_strike(current, deal_damage(current, mine, step_choices(dealing, step)))
+            current = first_step(current, assignments, dealing)[1]
     return out
 
 

@@ -198,9 +198,9 @@ class _Game:
     def __init__(self, board: Board, decider: ObjectId, names: Sequence[str], settings: SolverSettings,
                  time_limit: float | None, max_combined_range: int, probe: CombatModel) -> None:
         self.board = board
-        self.probe: CombatModel | None = probe
-        """A model of the board with nothing built in it yet: the first solve may use it."""
-        self.orders = probe
+        self.probe = probe
+        """A model of the board: its targets, choosers and orders of effects; the first solve builds in it."""
+        self._probe_unused = True
         self.decider = decider
         self.names = tuple(names)
         self.settings = settings
@@ -227,15 +227,17 @@ class _Game:
         """The affected players' order of the effects on each damage of ``line`` that has one (616.1)."""
         out = []
         for a in line:
-            order = self.orders.dealing_order((a.source, a.target))
+            order = self.probe.dealing_order((a.source, a.target))
             if order is not None:
                 out.append(DealingChoice(a.step, a.source, a.target, order))
         return tuple(out)
 
     def _fresh_model(self) -> CombatModel:
         """A model to build in: the probe the first time, then new ones."""
-        cm, self.probe = self.probe, None
-        return cm if cm is not None else CombatModel(self.board, self.decider, self.names)
+        if self._probe_unused:
+            self._probe_unused = False
+            return self.probe
+        return CombatModel(self.board, self.decider, self.names)
 
     def scalar(self, values: Mapping[str, int]) -> int:
         """The objective values as one number whose order is the lexicographic order."""
@@ -243,7 +245,7 @@ class _Game:
 
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
-        probe = self.orders
+        probe = self.probe
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
@@ -286,7 +288,7 @@ class _Game:
         first_responder = min(order.index(p) for p in self.responders)
         leaders = [p for p in order[:first_responder]]
         followers = [p for p in order[first_responder:] if p not in self.responders]
-        probe = self.orders
+        probe = self.probe
         replies: list[dict[Cell, int]] = []  # every distinct responder reply, enumerated only if needed
         plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
@@ -438,7 +440,7 @@ class _Game:
             if value == bound:
                 return value, line, reply, [self._responders_second_step(line)], True
             plan = {(a.source, a.target): a.amount for a in line
-                    if a.step is Step.REGULAR and self.orders.chooser[a.source] not in self.responders}
+                    if a.step is Step.REGULAR and self.probe.chooser[a.source] not in self.responders}
             if plan in plans:  # cannot happen: a plan is legal on the state it was found on
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
