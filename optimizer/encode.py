@@ -246,8 +246,9 @@ class CombatModel:
         to the exhaustive search when they are small enough.)"""
         board = self.board
         for c in self.combatants:
-            if self.chooser[c.id] != c.controller and (self.two_steps or c.may_assign_as_though_unblocked):
-                return f"banding lets the other side divide {c.id}'s damage (702.22j-k) with two damage steps"
+            if self.chooser[c.id] != c.controller and not self._stable_chooser(c):
+                return (f"banding lets the other side divide {c.id}'s damage (702.22j-k) in the first-strike "
+                        "step, and the banding creature may be gone in the regular step")
         for t, deciders in self._fate_deciders.items():
             if len(deciders) > 1:
                 return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
@@ -271,6 +272,23 @@ class CombatModel:
             if n > 1:
                 return f"damage from several sources can reach the shield on {t} (615.7: its player chooses)"
         return None
+
+    def _stable_chooser(self, c: Creature) -> bool:
+        """Whether the player dividing ``c``'s damage under banding (702.22j-k) is the same in both
+        damage steps: ``c`` deals no regular-step damage, or a creature with banding that makes it so
+        takes no first-strike damage (in a two-player game; with more players its controller could
+        lose and leave, 800.4a, so not there)."""
+        if not self.two_steps:
+            return True
+        if len(self.board.players) >= 3:
+            return False
+        if c not in self.sources(Step.REGULAR):
+            return True
+        b = self.board
+        others = b.blockers_of(c.id) if c.attacking is not None else c.blocking
+        banding = [k for k in others if Keyword.BANDING in b.creature(k).keywords]
+        hit_first = {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
+        return any(k not in hit_first for k in banding)
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses, which then mixes its own
@@ -335,6 +353,11 @@ class CombatModel:
         rule = self._dealt[cell]
         return rule.order(self.least[cell]) if rule.ordered else None
 
+    def two_modes(self, c: Creature) -> bool:
+        """Whether ``c`` may assign as though unblocked: never while the defending player divides its
+        damage (702.22j)."""
+        return _two_modes(c) and self.chooser[c.id] == c.controller
+
     def has_choice(self, c: Creature) -> bool:
         """Whether ``c`` could ever have two recipients to divide its damage among."""
         return len(self.targets(c)) >= 2
@@ -349,11 +372,11 @@ class CombatModel:
             if fixed is not None:
                 for t in targets:
                     cells[(s.id, t)] = fixed.get((s.id, t), 0)
-            elif len(targets) == 1 and not _two_modes(s):
+            elif len(targets) == 1 and not self.two_modes(s):
                 cells[(s.id, targets[0])] = amount_of(s)
             else:
                 row = {(s.id, t): self._int(0, amount_of(s), f"x1[{s.id},{t}]") for t in targets}
-                if _two_modes(s):
+                if self.two_modes(s):
                     self.first_modes[s.id] = self._two_mode_total(s, row, amount_of(s), lambda t: 1)
                 else:
                     self.model.add(sum(row.values()) == amount_of(s))  # 510.1a
@@ -418,7 +441,7 @@ class CombatModel:
             if chooser in free:
                 row = self._free_cells(s, targets, power, st, modes)
                 copies[chooser].update(row)
-                if _two_modes(s):  # what it deals may be less than its power: one mode may assign nothing
+                if self.two_modes(s):  # what it deals may be less than its power: one mode may assign nothing
                     st.second_total[s.id] = sum(row.values())
             else:
                 for j, policy in enumerate(policies.get(chooser, [None])):
@@ -443,14 +466,14 @@ class CombatModel:
 
     def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
                     st: "_State", modes: dict[ObjectId, Expr]) -> dict[Cell, Expr]:
-        if len(targets) == 1 and not _two_modes(s):
+        if len(targets) == 1 and not self.two_modes(s):
             return {(s.id, targets[0][0]): power}  # effective power is 0 when it is not available
         row = {}
         for t, _ in targets:
             v = self._int(0, amount_of(s), f"x2[{s.id},{t}]")
             self._zero_unless(v, st.available(t))
             row[(s.id, t)] = v
-        if _two_modes(s):
+        if self.two_modes(s):
             modes[s.id] = self._two_mode_total(s, row, power, st.available)
         else:
             self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
@@ -486,7 +509,7 @@ class CombatModel:
                 if on_creatures:
                     return 0  # a split is never legal without trample (Thorn: never a split)
                 continue
-            if _two_modes(s) and not on_creatures:
+            if self.two_modes(s) and not on_creatures:
                 continue  # as though unblocked
             for blocker_id, route in targets:
                 if route == CREATURE:

@@ -249,7 +249,7 @@ class _Game:
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
-        responder_choice = any(probe.has_choice(c) for c in probe.combatants if c.controller in self.responders)
+        responder_choice = any(probe.has_choice(c) for c in probe.combatants if probe.chooser[c.id] in self.responders)
         if not responder_choice:
             return self._joint()
         if not self.combine:
@@ -331,7 +331,7 @@ class _Game:
         self.proven = False
         if best is None:  # out of time before any verification: verify the plainest legal first step
             lead = {(s.id, probe.targets(s)[0][0]): amount_of(s)
-                    for s in probe.sources(Step.FIRST_STRIKE) if s.controller in leaders}
+                    for s in probe.sources(Step.FIRST_STRIKE) if probe.chooser[s.id] in leaders}
             value, line, _, _, _ = self._verify(lead, [plain], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
@@ -340,15 +340,15 @@ class _Game:
                 policies: list[dict[Cell, int]]):
         cm = CombatModel(self.board, self.decider, self.names)
         fs = cm.sources(Step.FIRST_STRIKE)
-        lead = cm.first_step_cells([s for s in fs if s.controller in leaders])
+        lead = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in leaders])
         cm.first_step_trample(lead)
         big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
         t = cm.model.new_int_var(-big, big, "t")
         follow_cells = []
         for reply in scenarios:
-            follow = cm.first_step_cells([s for s in fs if s.controller in followers])
+            follow = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in followers])
             follow_cells.append(follow)
-            fixed = cm.first_step_cells([s for s in fs if s.controller in self.responders], fixed=reply)
+            fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders], fixed=reply)
             responder_policies = {p: [None] + policies for p in self.responders}
             sc = cm.scenario({**lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
                              policies=responder_policies)
@@ -453,7 +453,7 @@ class _Game:
     def _responders_second_step(self, line: tuple[Assignment, ...]) -> dict[Cell, int]:
         """The responders' regular-step assignment in ``line``, as a policy for the master."""
         return {(a.source, a.target): a.amount for a in line
-                if a.step is Step.REGULAR and self.board.creature(a.source).controller in self.responders}
+                if a.step is Step.REGULAR and self.probe.chooser[a.source] in self.responders}
 
     def _line_value(self, line: tuple[Assignment, ...]) -> int:
         result = check(self.board, line)

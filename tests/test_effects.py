@@ -213,6 +213,26 @@ def test_blocker_of_a_banding_attacker_is_divided_by_the_active_player():
     assert result.objective == {"survivors": 2}
 
 
+def test_banding_defender_divides_in_the_regular_step_after_first_strike():
+    """702.22j in both steps: the banding blocker takes no first-strike damage, so B still divides
+    the 4/4's damage in the regular step: 2 and 2, and neither 3-toughness blocker dies."""
+    board = make_board(attacker("a", 4, 4, "B"), blocker("x", 0, 3, "a", "banding"),
+                       blocker("y", 1, 3, "a", "first strike"))
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 0} and result.method == "cp-sat"
+
+
+def test_banding_blocker_killed_by_first_strike_gives_the_division_back():
+    """The first striker kills the 1/1 banding blocker, so in the regular step the 4/4 is no longer
+    blocked by a creature with banding and A divides its damage (702.22j, 510.1c): all 4 to the 0/3.
+    With the 1/1 alive, B would divide and save the 0/3."""
+    board = make_board(attacker("f", 1, 1, "B", "first strike"), attacker("a", 4, 4, "B"),
+                       blocker("x", 0, 1, ["f", "a"], "banding"), blocker("y", 0, 3, "a"))
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 2}
+    assert check_line(board, dmg("f", "x", 1, "first_strike"), dmg("a", "y", 4)).legal
+
+
 # --- input ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("effect, field, words", [
@@ -255,10 +275,12 @@ def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
 def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     from optimizer import NotSupportedError, solve
 
-    attackers = [attacker(f"a{i}", 5, 5, "B") for i in range(6)]
+    """The first striker may kill the banding blocker, which would give the other attackers' damage
+    back to A in the regular step (702.22j): that is left to the exhaustive search, and too large."""
+    attackers = [attacker(f"a{i}", 5, 5, "B", *(["first strike"] if i == 0 else [])) for i in range(6)]
     blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(6)], *(["banding"] if i == 0 else []))
                 for i in range(3)]
-    board = make_board(*attackers, *blockers, attacker("f", 1, 1, "B", "first strike"))
+    board = make_board(*attackers, *blockers)
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert info.value.field == "board" and "banding" in info.value.problem
