@@ -176,11 +176,13 @@ class CombatModel:
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
         self._dealt: dict[Cell, DealtRule] = {
             (c.id, t): _PLAIN if plain else dealt_rule(board, c, t) for c in self.combatants for t, _ in self.targets(c)}
+        self._pooled: set[ObjectId] = self._find_pooled()
+        """Recipients whose shields several sources' damage can reach, where it does not matter which
+        damage the shields prevent (see :meth:`_find_pooled`)."""
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
-        if not self.two_steps:
-            self.choose_orders()
+        self.choose_orders()
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
@@ -260,18 +262,54 @@ class CombatModel:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
                 if rule.shield:
                     shielded[t] = shielded.get(t, 0) + 1
-                if self.two_steps and (rule.shield or rule.ordered):
-                    return f"the effects on {c.id}'s damage to {t} with two combat damage steps"
-                if rule.ordered and self.direction((c.id, t)) is None:
+                if (rule.shield or rule.ordered) and t in self._first_step_recipients():
+                    return (f"the effects on {c.id}'s damage to {t}, which may also be dealt first-strike "
+                            "damage (the choices for them then shape the regular step)")
+                if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
             if Keyword.LIFELINK in c.keywords and len(rules) > 1 and not all(r.identity for r in rules.values()) \
                     and self._gain_matters(c.controller):
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         for t, n in shielded.items():
-            if n > 1:
-                return f"damage from several sources can reach the shield on {t} (615.7: its player chooses)"
+            if n > 1 and t not in self._pooled:
+                return (f"damage from several sources can reach the shield on {t}, and which damage it "
+                        "prevents matters (615.7: its player chooses)")
         return None
+
+    def _find_pooled(self) -> set[ObjectId]:
+        """615.7: when damage from several sources reaches a recipient's shields at once, its player
+        chooses which damage they prevent; they prevent as much in total either way. That choice
+        changes nothing when the shields are the only effects on that damage (so each source's damage
+        dealt is what it assigns minus what is prevented of it) and nothing depends on which source
+        dealt the damage: no lifelink (702.15b); to a creature, no deathtouch (702.2b), infect or
+        wither (counters, 702.80a, 702.90c); to a player, no infect (702.90b), toxic (702.164c) or
+        commander (903.10a). Then only the total dealt matters: any split of it will do."""
+        reaching: dict[ObjectId, list[tuple[Creature, DealtRule]]] = {}
+        for (source, t), rule in self._dealt.items():
+            if rule.shield:
+                reaching.setdefault(t, []).append((self.board.creature(source), rule))
+        out = set()
+        for t, pairs in reaching.items():
+            if len(pairs) < 2 or len({r.shields for _, r in pairs}) > 1 \
+                    or any(r.doublers or r.adders for _, r in pairs):
+                continue
+            if self.board.is_player(t):
+                personal = (Keyword.LIFELINK, Keyword.INFECT)
+            elif isinstance(self.board.get(t), Creature):
+                personal = (Keyword.LIFELINK, Keyword.DEATHTOUCH, Keyword.INFECT, Keyword.WITHER)
+            else:
+                personal = (Keyword.LIFELINK,)
+            if any(k in c.keywords for c, _ in pairs for k in personal):
+                continue
+            if self.board.is_player(t) and any(c.toxic or c.commander for c, _ in pairs):
+                continue
+            out.add(t)
+        return out
+
+    def _first_step_recipients(self) -> set[ObjectId]:
+        """Everything first-strike damage could be assigned to (510.4)."""
+        return {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
 
     def _stable_chooser(self, c: Creature) -> bool:
         """Whether the player dividing ``c``'s damage under banding (702.22j-k) is the same in both
@@ -287,8 +325,7 @@ class CombatModel:
         b = self.board
         others = b.blockers_of(c.id) if c.attacking is not None else c.blocking
         banding = [k for k in others if Keyword.BANDING in b.creature(k).keywords]
-        hit_first = {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
-        return any(k not in hit_first for k in banding)
+        return any(k not in self._first_step_recipients() for k in banding)
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses, which then mixes its own
@@ -298,7 +335,8 @@ class CombatModel:
 
     def direction(self, cell: Cell) -> int | None:
         """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
-        if never better, 0 if it changes nothing, None if it depends (one damage step only)."""
+        if never better, 0 if it changes nothing, None if it depends. For damage in the last damage
+        step: what it leads to is then final."""
         source, target = self.board.creature(cell[0]), cell[1]
         if Keyword.LIFELINK in source.keywords:
             return None
@@ -334,13 +372,17 @@ class CombatModel:
         return 0
 
     def most_dealt(self, c: Creature) -> int:
-        """A bound on the damage ``c`` deals in one step, effects included."""
-        return sum(r.apply(max(amount_of(c), 0), least=False) for (s, _), r in self._dealt.items() if s == c.id)
+        """A bound on the damage ``c`` deals in one step, effects included (pooled shields may prevent
+        none of it)."""
+        amount = max(amount_of(c), 0)
+        return sum(amount if t in self._pooled else r.apply(amount, least=False)
+                   for (s, t), r in self._dealt.items() if s == c.id)
 
     def choose_orders(self) -> None:
-        """616.1 in a one-step combat: the affected player orders the effects on each damage to deal
-        the most or the least, whichever is best for it: for the decider, best for the decider; for
-        anyone else, worst for the decider."""
+        """616.1 in the last damage step: the affected player orders the effects on each damage to
+        deal the most or the least, whichever is best for it: for the decider, best for the decider;
+        for anyone else, worst for the decider. (Damage that first-strike damage could also reach is
+        left to the exhaustive search, see :meth:`unsupported`.)"""
         for cell, rule in self._dealt.items():
             if rule.ordered:
                 target = cell[1]
@@ -596,7 +638,40 @@ class CombatModel:
         return v
 
     def dealt_cells(self, cells: Mapping[Cell, Expr]) -> dict[Cell, Expr]:
-        return _Indexed({cell: self.dealt(cell, x) for cell, x in cells.items()})
+        """Damage dealt in each cell of one step's assignments."""
+        out: dict[Cell, Expr] = {}
+        pools: dict[ObjectId, list[tuple[Cell, Expr]]] = {}
+        for cell, x in cells.items():
+            if cell[1] in self._pooled and self._dealt[cell].shield:
+                pools.setdefault(cell[1], []).append((cell, x))
+            else:
+                out[cell] = self.dealt(cell, x)
+        for target, pool in pools.items():
+            out.update(self._pooled_dealt(target, pool))
+        return _Indexed(out)
+
+    def _pooled_dealt(self, target: ObjectId, pool: list[tuple[Cell, Expr]]) -> dict[Cell, Expr]:
+        """615.7 with several sources at once: the shields prevent min(shields, total) in all, taken
+        from the sources in any way (see :meth:`_find_pooled`); each cell deals at most what it
+        assigns, and together they deal what the shields leave."""
+        shield = self._dealt[pool[0][0]].shield
+        total = sum(x for _, x in pool)
+        if all(_is_const(x) for _, x in pool):
+            left, out = max(0, total - shield), {}
+            for cell, x in pool:  # any split: the first cells keep their damage
+                out[cell] = min(x, left)
+                left -= out[cell]
+            return out
+        hi = sum(max(amount_of(self.board.creature(cell[0])), 0) for cell, _ in pool)
+        dealt_total = self._int(0, hi, f"pooled[{target}]")
+        self.model.add_max_equality(dealt_total, [total - shield, 0])
+        out = {}
+        for cell, x in pool:
+            v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "dealt")
+            self.model.add(v <= x)
+            out[cell] = v
+        self.model.add(sum(out.values()) == dealt_total)
+        return out
 
     def identity(self, cell: Cell) -> bool:
         return self._dealt[cell].identity

@@ -168,3 +168,33 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
 
 
 objectives = st.lists(st.sampled_from(sorted(OBJECTIVES)), min_size=1, max_size=4, unique=True)
+
+
+PERSONAL = ("lifelink", "deathtouch", "infect", "wither")
+
+
+@st.composite
+def shield_boards(draw: Any) -> dict[str, Any]:
+    """Boards with "prevent the next N" shields, most on the defending player, often reached by
+    several sources at once (615.7); half of them without the abilities that make it matter which
+    damage a shield prevents."""
+    board = draw(boards(max_blockers=draw(st.integers(0, 3)), strikes=draw(st.booleans()),
+                        effects=draw(st.booleans()), pressure=draw(st.booleans())))
+    ids = ([c["id"] for c in board["creatures"]] + [p["id"] for p in board["players"]]
+           + [w["id"] for w in board.get("planeswalkers", [])])
+    shields = []
+    for _ in range(draw(st.integers(1, 3))):
+        shield = {"kind": "prevent", "amount": draw(st.integers(1, 5)),
+                  "recipients": [draw(st.sampled_from(ids + ["B"] * len(ids)))]}
+        if draw(st.integers(0, 3)) == 0:
+            shield["sources"] = [draw(st.sampled_from([c["id"] for c in board["creatures"]]))]
+        shields.append(shield)
+    board["effects"] = board.get("effects", []) + shields
+    if draw(st.booleans()):
+        for c in board["creatures"]:
+            c["keywords"] = [k for k in c.get("keywords", []) if k.lower() not in PERSONAL]
+            c.pop("toxic", None)
+            c.pop("commander", None)
+        for p in board["players"]:
+            p.pop("commander_damage", None)
+    return board

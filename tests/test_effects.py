@@ -262,6 +262,28 @@ def test_bad_colors_and_protection_name_the_field(fields, field):
     assert info.value.field == field
 
 
+def test_shield_reached_by_two_attackers_prevents_from_the_total():
+    """615.7: two unblocked 2/2s and "prevent the next 3 damage to B": 1 damage gets through, however
+    B splits the prevention, and the CP-SAT encoding models it (no source-specific consequence)."""
+    board = make_board(attacker("a", 2, 2, "B"), attacker("c", 2, 2, "B"),
+                       effects=[{"kind": "prevent", "amount": 3, "recipients": ["B"]}],
+                       players=[player("A"), player("B", 1)])
+    result = solved(board, ["lethal", "player_damage"])
+    assert result.objective == {"lethal": 1, "player_damage": 1} and result.method == "cp-sat"
+
+
+def test_shield_on_a_blocker_of_two_attackers_after_first_strike():
+    """A 0/5 blocks two 3/3s with a shield of 2; a first striker elsewhere makes two steps. 6 - 2 = 4
+    damage: it survives, and with a shield of 1 it dies."""
+    def board(shield):
+        return make_board(attacker("a", 3, 3, "B"), attacker("c", 3, 3, "B"), blocker("b", 0, 5, ["a", "c"]),
+                          attacker("f", 1, 1, "B", "first strike"),
+                          effects=[{"kind": "prevent", "amount": shield, "recipients": ["b"]}])
+    assert solved(board(2), ["kills"]).objective == {"kills": 0}
+    result = solved(board(1), ["kills"])
+    assert result.objective == {"kills": 1} and result.method == "cp-sat"
+
+
 def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
     """A shield reachable by two attackers (615.7): B chooses which damage it prevents; the answer
     comes from the exhaustive game search and says so."""

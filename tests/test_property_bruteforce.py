@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import boards, objectives
+from boards import boards, objectives, shield_boards
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
 from optimizer.solver import solve
@@ -42,6 +42,14 @@ def assert_matches_brute_force(board_json, objective, decider):
 def test_effects_cpsat_equals_brute_force(board_json, objective, decider):
     """615, 616, 702.16e: damage dealt through protection, prevention, shields, doubling and additions,
     in one or two damage steps; boards the encoding does not model go to the exhaustive search."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
+
+
+@settings(max_examples=300)
+@given(board_json=shield_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json, objective, decider):
+    """615.7: shields that damage from several sources reaches at once, in one or two steps."""
     result = assert_matches_brute_force(board_json, objective, decider)
     event("method: " + result.method)
 
