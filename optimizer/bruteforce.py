@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .assignment import Assignment, Step, normalize
 from .board import Board, ObjectId
@@ -83,8 +83,26 @@ def count_leaves(board: Board) -> int:
     return total
 
 
-def brute_force(board: Board, player: ObjectId, objective: Sequence[str]) -> BruteForceResult:
-    """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps."""
+def count_first_step_lines(board: Board) -> int:
+    """A bound on the first-strike step's lines: every first-strike creature's split count."""
+    if Step.FIRST_STRIKE not in damage_steps(board):
+        return 1
+    total = 1
+    for c in board.combatants:
+        total *= len(creature_options(board, c.id, Step.FIRST_STRIKE))
+    return total
+
+
+RegularStep = Callable[[Board], "tuple[tuple[Assignment, ...], tuple[DealingChoice, ...]] | None"]
+
+
+def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
+                regular_step: RegularStep | None = None) -> BruteForceResult:
+    """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps.
+
+    With ``regular_step``, only the first-strike step is searched: ``regular_step(later)`` gives the
+    best play of the regular step on the board it begins with (its line and dealing choices), or
+    None to have it searched here too."""
     order = board.turn_order()
     steps = damage_steps(board)
 
@@ -107,6 +125,12 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str]) -> Bru
         if step_index + 1 < len(steps):
             dealt = deal_damage(current, normalize(announced), step_choices(chosen, step))
             later = board_after_first_strike(current, dealt)
+            play = None if later is None or regular_step is None else regular_step(later)
+            if play is not None:
+                second, dealing = play
+                line = normalize(history + announced + second)
+                values = objective_values(board, resolve_combat(board, line, made + dealing), player, objective)
+                return BruteForceResult(tuple(values[name] for name in objective), line, made + dealing)
             if later is not None:
                 return search(later, step_index + 1, 0, (), history + announced, made, ())
         line = normalize(history + announced)

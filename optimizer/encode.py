@@ -161,7 +161,7 @@ class CombatModel:
         self.objective = tuple(objective)
         self.model = _Model()
         self.combatants = [c for c in board.creatures if c.attacking is not None or c.blocking]
-        self.two_steps = any(first_striker(c) for c in self.combatants)
+        self.two_steps = not board.first_strike_step_done and any(first_striker(c) for c in self.combatants)
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
@@ -227,7 +227,7 @@ class CombatModel:
     def _find_sources(self, step: Step) -> list[Creature]:
         if step is Step.FIRST_STRIKE:
             return [c for c in self.combatants if first_striker(c) and self.targets(c)]
-        if not self.two_steps:
+        if not self.two_steps and not self.board.first_strike_step_done:
             return [c for c in self.combatants if self.targets(c)]
         return [c for c in self.combatants if self.targets(c)
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]

@@ -46,7 +46,7 @@ from .dealing import DealingChoice
 from .encode import Cell, CombatModel, Expr, Term, amount_of
 from .errors import InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
-from .rules import Outcome
+from .rules import Outcome, damage_steps
 from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
@@ -60,6 +60,11 @@ KEPT_PLANS = 8
 the verification model larger; the ones found within a verification are always kept)."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
+FIRST_STEP_LIMIT = 5_000
+"""Most first-strike-step lines searched when each regular step goes to CP-SAT (boards the encoding
+does not model)."""
+REGULAR_STEP_COST = 20
+"""About how many exhaustive-search leaves cost as much as one regular step solved with CP-SAT."""
 EXHAUSTIVE_LIMIT = 20_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
@@ -110,7 +115,8 @@ class SolveResult:
     dealing: tuple[DealingChoice, ...] = ()
     """The affected players' choices for effects on the damage (616.1, 615.7), where they have one."""
     method: str = "cp-sat"
-    """``cp-sat``, or ``exhaustive`` for a board the encoding does not model (small boards only)."""
+    """``cp-sat``; for a board the encoding does not model, ``exhaustive`` (small boards) or ``stepwise``
+    (the first-strike step searched exhaustively, each regular step solved by CP-SAT)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "player": self.player, "objective": dict(self.objective),
@@ -133,7 +139,7 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
     if reason is not None:
-        return _exhaustive(board, decider, names, reason)
+        return _exhaustive(board, decider, names, reason, settings)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe)
     line, value, proven = game.solve()
     dealing = game.dealing(line)
@@ -149,23 +155,49 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
                        dealing)
 
 
-def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str) -> SolveResult:
-    """The exhaustive game search, for small boards the CP-SAT encoding does not model."""
-    from .bruteforce import brute_force, count_leaves
+def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str,
+                settings: SolverSettings) -> SolveResult:
+    """The exhaustive game search, for boards the CP-SAT encoding does not model: all of it on small
+    boards; on larger boards with two damage steps, the first-strike step only, each regular step
+    solved on the board it begins with (a one-step board, which the encoding may well model)."""
+    from .bruteforce import brute_force, count_first_step_lines, count_leaves
 
     size = count_leaves(board)
-    if size > EXHAUSTIVE_LIMIT:
+    first_lines = count_first_step_lines(board)
+    stepwise = (Step.FIRST_STRIKE in damage_steps(board) and first_lines <= FIRST_STEP_LIMIT
+                and (size > EXHAUSTIVE_LIMIT or first_lines * REGULAR_STEP_COST < size))
+    if size > EXHAUSTIVE_LIMIT and not stepwise:
         raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and the "
-                                f"board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines)")
-    found = brute_force(board, decider, names)
+                                f"board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
+                                f"{first_lines} first-strike lines)")
+    played: dict[str, Any] = {}
+
+    def regular_step(later: Board):
+        """The regular step's best play; None (search it) when a player has left the game."""
+        if not all(p.in_game for p in later.players):
+            if count_leaves(later) > EXHAUSTIVE_LIMIT:
+                raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and "
+                                        "a player who loses in the first-strike step leaves too large a search")
+            return None
+        key = repr(later)
+        if key not in played:
+            result = solve(later, decider, names, settings=settings)
+            played[key] = (result.assignments, result.dealing)
+        return played[key]
+
+    found = brute_force(board, decider, names, regular_step if stepwise else None)
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the exhaustive search's line fails the checker")
     values = objective_values(board, result.outcome, decider, names)
     if tuple(values[n] for n in names) != found.value:
         raise SolverError("internal error: the exhaustive search and the checker disagree on the value")
+    if stepwise:
+        how, method = "exhaustive search of the first-strike step, CP-SAT in the regular step", "stepwise"
+    else:
+        how, method = "exhaustive search", "exhaustive"
     return SolveResult("optimal", decider, values, found.assignments, result.outcome,
-                       board.warnings + (f"solved by exhaustive search: {reason}",), found.dealing, "exhaustive")
+                       board.warnings + (f"solved by {how}: {reason}",), found.dealing, method)
 
 
 def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:

@@ -294,13 +294,41 @@ def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
     assert result.objective == {"kills": 0}  # B prevents all of the deathtoucher's damage; 3 < 4
 
 
+def test_banding_blocker_killed_by_first_strike_on_a_large_board_is_solved_stepwise():
+    """Too large for the whole exhaustive search: the first-strike step is searched and each regular
+    step solved by CP-SAT. The first striker f kills the banding 1/1 x, so A divides each attacker's
+    regular damage and kills all three 0/4 walls; with x alive B would divide and save them."""
+    attackers = [attacker(f"a{i}", 4, 4, "B") for i in range(3)]
+    walls = [blocker(f"w{i}", 0, 4, [f"a{j}" for j in range(3)]) for i in range(3)]
+    board = make_board(attacker("f", 1, 1, "B", "first strike"), *attackers, *walls,
+                       blocker("x", 0, 1, ["f", "a0", "a1", "a2"], "banding"))
+    result = solved(board, ["kills"])
+    assert result.method == "stepwise" and result.objective == {"kills": 4}
+
+
+def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
+    """615.7 across 510.4: a double striker 3/3 and a shield of 4 on the blocking 0/5: 3 prevented in
+    the first-strike step, 1 in the regular step, so 2 damage is dealt and the 0/5 survives; with a
+    shield of 1 it takes 2 + 3 and dies."""
+    import optimizer.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
+    def board(shield):
+        return make_board(attacker("a", 3, 3, "B", "double strike"), blocker("b", 0, 5, "a"),
+                          effects=[{"kind": "prevent", "amount": shield, "recipients": ["b"]}])
+    result = solved(board(4), ["kills"])
+    assert result.method == "stepwise" and result.objective == {"kills": 0}
+    assert solved(board(1), ["kills"]).objective == {"kills": 1}
+
+
 def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
+    """The first strikers may kill the banding blocker, which would give a3's damage back to A in the
+    regular step (702.22j): the encoding leaves that to the exhaustive search, and both the whole
+    search and the first-strike step's (46^3 splits) are too large."""
     from optimizer import NotSupportedError, solve
 
-    """The first striker may kill the banding blocker, which would give the other attackers' damage
-    back to A in the regular step (702.22j): that is left to the exhaustive search, and too large."""
-    attackers = [attacker(f"a{i}", 5, 5, "B", *(["first strike"] if i == 0 else [])) for i in range(6)]
-    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(6)], *(["banding"] if i == 0 else []))
+    attackers = [attacker(f"a{i}", 8, 8, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
+    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
                 for i in range(3)]
     board = make_board(*attackers, *blockers)
     with pytest.raises(NotSupportedError) as info:

@@ -54,6 +54,33 @@ def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json,
     event("method: " + result.method)
 
 
+@settings(max_examples=300)
+@given(board_json=st.one_of(boards(strikes=True, effects=True), boards(strikes=True, effects=True, pressure=True),
+                            shield_boards()),
+       objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_stepwise_search_equals_brute_force(board_json, objective, decider):
+    """The fallback for large boards the encoding does not model (every first-strike line searched,
+    each regular step solved on the board it begins with), on small boards with two damage steps,
+    whether or not the encoding models them."""
+    import optimizer.solver as solver_module
+    from optimizer.rules import damage_steps
+
+    board = load_board(board_json)
+    assume(board.is_player(decider) and len(damage_steps(board)) == 2)
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    saved = solver_module.REGULAR_STEP_COST
+    solver_module.REGULAR_STEP_COST = 0
+    try:
+        result = solver_module._exhaustive(board, decider, tuple(objective), "forced", solver_module.SolverSettings())
+    finally:
+        solver_module.REGULAR_STEP_COST = saved
+    expected = brute_force(board, decider, objective)
+    assert result.method == "stepwise"
+    assert tuple(result.objective[name] for name in objective) == expected.value
+    verdict = check(board, result.assignments, result.dealing)
+    assert verdict.legal and verdict.outcome == result.outcome
+
+
 @settings(max_examples=100)
 @given(board_json=boards(), objective=objectives)
 def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
