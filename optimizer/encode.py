@@ -375,8 +375,10 @@ class CombatModel:
         """A bound on the damage ``c`` deals in one step, effects included (pooled shields may prevent
         none of it)."""
         amount = max(amount_of(c), 0)
-        return sum(amount if t in self._pooled else r.apply(amount, least=False)
-                   for (s, t), r in self._dealt.items() if s == c.id)
+        rules = [(t, self._dealt[(c.id, t)]) for t, _ in self.targets(c)]
+        if all(r.identity for _, r in rules):
+            return amount if rules else 0
+        return sum(amount if t in self._pooled else r.apply(amount, least=False) for t, r in rules)
 
     def choose_orders(self) -> None:
         """616.1 in the last damage step: the affected player orders the effects on each damage to

@@ -78,23 +78,24 @@ class SolverError(RuntimeError):
 class SolverSettings:
     """CP-SAT parameters: one worker and a fixed seed make every answer reproducible.
 
-    ``presolve`` is off: it costs more than it saves on small models, and on models with the large
-    weights of lexicographic objectives CP-SAT 9.15's presolve has returned a wrong "optimal" value and
-    called feasible models infeasible (both seen on large benchmark boards). ``presolve=True`` turns it
-    on for models with at least ``presolve_from`` variables.
+    Presolve runs on models with at least ``presolve_from`` variables (below that it costs more than it
+    saves) whose lexicographic objective scale (the product of the objectives' ranges) is at most
+    ``presolve_max_scale``: with weights around 10^12 CP-SAT 9.15's presolve has returned a wrong
+    "optimal" value and called feasible models infeasible (both seen on large benchmark boards).
     """
 
     workers: int = 1
     seed: int = 0
-    presolve: bool = False
+    presolve: bool = True
     presolve_from: int = 50
+    presolve_max_scale: int = 2**36
     linearization_level: int = 0
 
-    def apply(self, solver: cp_model.CpSolver, time_limit: float | None, size: int = 0) -> None:
+    def apply(self, solver: cp_model.CpSolver, time_limit: float | None, size: int = 0, scale: int = 1) -> None:
         p = solver.parameters
         p.num_workers = self.workers
         p.random_seed = self.seed
-        p.cp_model_presolve = self.presolve and size >= self.presolve_from
+        p.cp_model_presolve = self.presolve and size >= self.presolve_from and scale <= self.presolve_max_scale
         p.linearization_level = self.linearization_level
         p.max_deterministic_time = DETERMINISTIC_LIMIT
         if time_limit is not None:
@@ -206,19 +207,26 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
     combat = cm.combatants
     mine = [c for c in combat if c.controller == decider]
     theirs = [c for c in combat if c.controller != decider]
-    hits = sum(cm.most_dealt(c) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in combat)
-    toxic = sum(c.toxic * 2 for c in combat)
+
+    def dealt(c) -> int:  # in both steps
+        return cm.most_dealt(c) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1)
+
+    attackers = [c for c in combat if c.attacking is not None]  # only attackers damage players (510.1c-d)
+    to_life = sum(dealt(c) for c in attackers if Keyword.INFECT not in c.keywords)
+    poison = sum(dealt(c) for c in attackers if Keyword.INFECT in c.keywords) + sum(
+        c.toxic * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in attackers)  # 702.90b, 702.164c
+    lifelink = sum(dealt(c) for c in mine if Keyword.LIFELINK in c.keywords)  # 702.15b
     opponents = [p for p in board.players if p.id != decider]
     ranges = {
         "kills": (0, len(theirs)),
         "survivors": (0, len(mine)),
         "value": (-sum(max(c.value, 0) for c in mine) - sum(max(-c.value, 0) for c in theirs),
                   sum(max(c.value, 0) for c in theirs) + sum(max(-c.value, 0) for c in mine)),
-        "player_damage": (0, hits),
-        "poison": (0, hits + toxic),
+        "player_damage": (0, to_life),
+        "poison": (0, poison),
         "loyalty": (0, sum(w.loyalty for w in board.planeswalkers if w.controller != decider)),
         "defense": (0, sum(b.defense for b in board.battles if b.protector != decider)),
-        "life_gained": (0, hits),
+        "life_gained": (0, lifelink),
         "lethal": (0, len(opponents)),
     }
     return [ranges[n] for n in names]
@@ -241,6 +249,8 @@ class _Game:
         combined = 1
         for lo, hi in self.ranges:
             combined *= hi - lo + 1
+        self.scale = combined
+        """The product of the objectives' ranges: the largest lexicographic weight is about this."""
         self.combine = combined <= max_combined_range
         self.weights = []
         weight = 1
@@ -544,7 +554,7 @@ class _Game:
     def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        self.settings.apply(solver, remaining, len(model.proto.variables))
+        self.settings.apply(solver, remaining, len(model.proto.variables), self.scale)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "

@@ -82,3 +82,15 @@ def test_defender_replies_cover_every_distinct_outcome_once(amount, caps):
     got = [tuple(min(v, c) for v, c in zip(split, caps)) for split in _distinct_splits(amount, caps)]
     assert all(sum(split) == amount for split in _distinct_splits(amount, caps))
     assert sorted(got) == sorted(every)
+
+
+def test_presolve_only_on_large_models_with_moderate_weights():
+    """CP-SAT 9.15's presolve has answered wrongly on models with lexicographic weights near 10^12."""
+    from ortools.sat.python import cp_model
+
+    def presolve(size, scale):
+        solver = cp_model.CpSolver()
+        SolverSettings().apply(solver, None, size, scale)
+        return solver.parameters.cp_model_presolve
+
+    assert not presolve(10, 1) and presolve(500, 10**8) and not presolve(500, 10**12)
