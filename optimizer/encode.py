@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Mapping, Sequence, Union
 
-from ortools.sat.python import cp_model
+from ortools.sat.python import cp_model, cp_model_helper
 
 from .assignment import Step
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
@@ -160,6 +160,8 @@ class CombatModel:
         self.decider = decider
         self.objective = tuple(objective)
         self.model = _Model()
+        self._domains: dict[int, tuple[int, int]] = {}
+        """Domain of each variable made by :meth:`_int` and :meth:`_bool`, by index."""
         self.combatants = [c for c in board.creatures if c.attacking is not None or c.blocking]
         self.two_steps = not board.first_strike_step_done and any(first_striker(c) for c in self.combatants)
         self._ids = count()
@@ -736,10 +738,27 @@ class CombatModel:
 
     # --- small builders ---------------------------------------------------------------------------
     def _int(self, lo: int, hi: int, name: str) -> cp_model.IntVar:
-        return self.model.new_int_var(lo, hi, f"{name}#{next(self._ids)}")
+        v = self.model.new_int_var(lo, hi, f"{name}#{next(self._ids)}")
+        self._domains[v.index] = (lo, hi)
+        return v
 
     def _bool(self, name: str) -> cp_model.IntVar:
-        return self.model.new_bool_var(f"{name}#{next(self._ids)}")
+        v = self.model.new_bool_var(f"{name}#{next(self._ids)}")
+        self._domains[v.index] = (0, 1)
+        return v
+
+    def bounds(self, expr: Expr) -> tuple[int, int] | None:
+        """The least and greatest value of ``expr`` over its variables' domains (None if unknown)."""
+        if _is_const(expr):
+            return expr, expr
+        flat = cp_model_helper.FlatIntExpr(expr)
+        lo = hi = flat.offset
+        for v, c in zip(flat.vars, flat.coeffs):
+            d = self._domains.get(v.index)
+            if d is None:
+                return None
+            lo, hi = (lo + c * d[0], hi + c * d[1]) if c > 0 else (lo + c * d[1], hi + c * d[0])
+        return lo, hi
 
     def _zero_unless(self, expr: Expr, indicator: Expr) -> None:
         """Require ``expr == 0`` whenever ``indicator`` is false."""
@@ -775,6 +794,9 @@ def _at_least(cm: CombatModel, expr: Expr, bound: int) -> Expr:
     """An indicator equal to ``expr >= bound``."""
     if _is_const(expr):
         return int(expr >= bound)
+    known = cm.bounds(expr)
+    if known is not None and (known[0] >= bound or known[1] < bound):
+        return int(known[0] >= bound)  # decided by the domains alone
     v = cm._bool("ge")
     cm.model.add(expr >= bound).only_enforce_if(v)
     cm.model.add(expr <= bound - 1).only_enforce_if(v.Not())
