@@ -262,6 +262,7 @@ class _Game:
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
+        self._second_steps: dict[tuple, tuple[tuple[Assignment, ...], int]] = {}
         self.plans: list[dict[Cell, int]] = []
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
@@ -302,7 +303,13 @@ class _Game:
     # --- one model, everyone's second step free -----------------------------------------------------
     def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
         """The second step on a known state: each player's part optimized its own way (separable).
-        Returns the line and the model's value of it."""
+        Returns the line and the model's value of it (remembered: refinement asks again)."""
+        key = tuple(sorted(first.items()))
+        if key not in self._second_steps:
+            self._second_steps[key] = self._solve_second_step(first)
+        return self._second_steps[key]
+
+    def _solve_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
         cm = self._fresh_model()
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
