@@ -210,6 +210,9 @@ class CombatModel:
     def _find_targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
         if amount_of(c) <= 0:  # 510.1a
             return []
+        if self.board.first_strike_step_done and Keyword.FIRST_STRIKE in c.keywords \
+                and Keyword.DOUBLE_STRIKE not in c.keywords:
+            return []  # 702.7b: it dealt its damage in the first-strike step
         if c.blocking:
             return [(a, CREATURE) for a in c.blocking]
         if c.attacking is None:
@@ -228,7 +231,7 @@ class CombatModel:
 
     def _find_sources(self, step: Step) -> list[Creature]:
         if step is Step.FIRST_STRIKE:
-            return [c for c in self.combatants if first_striker(c) and self.targets(c)]
+            return [c for c in self.combatants if self.two_steps and first_striker(c) and self.targets(c)]
         if not self.two_steps and not self.board.first_strike_step_done:
             return [c for c in self.combatants if self.targets(c)]
         return [c for c in self.combatants if self.targets(c)
@@ -256,6 +259,12 @@ class CombatModel:
         for t, deciders in self._fate_deciders.items():
             if len(deciders) > 1:
                 return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
+        if len(board.players) >= 3:
+            for c in self.combatants:
+                if board.active_player not in (c.controller, self.damaged_by(c.id)):
+                    return (f"{self.damaged_by(c.id)} divides the damage dealt to {c.id} (banding, 702.22j), "
+                            "while whether its controller loses and it leaves the game with them (800.4a) "
+                            "is up to the active player")
         shielded: dict[ObjectId, int] = {}
         for c in self.combatants:
             rules = {t: self._dealt[(c.id, t)] for t, _ in self.targets(c)}

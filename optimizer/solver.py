@@ -79,9 +79,10 @@ class SolverSettings:
     """CP-SAT parameters: one worker and a fixed seed make every answer reproducible.
 
     Presolve runs on models with at least ``presolve_from`` variables (below that it costs more than it
-    saves) whose lexicographic objective scale (the product of the objectives' ranges) is at most
-    ``presolve_max_scale``: with weights around 10^12 CP-SAT 9.15's presolve has returned a wrong
-    "optimal" value and called feasible models infeasible (both seen on large benchmark boards).
+    saves) whose objective values stay within ``presolve_max_scale`` in magnitude: with lexicographic
+    weights around 10^12 CP-SAT 9.15's presolve has returned a wrong "optimal" value and called
+    feasible models infeasible (both seen on large benchmark boards; a model called infeasible is
+    solved again without presolve).
     """
 
     workers: int = 1
@@ -172,6 +173,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                                 f"board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
                                 f"{first_lines} first-strike lines)")
     played: dict[str, Any] = {}
+    proven = [True]
 
     def regular_step(later: Board):
         """The regular step's best play; None (search it) when a player has left the game."""
@@ -182,7 +184,12 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             return None
         key = repr(later)
         if key not in played:
-            result = solve(later, decider, names, settings=settings)
+            try:
+                result = solve(later, decider, names, settings=settings)
+            except NotSupportedError as error:
+                raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and "
+                                        f"in a regular step after the first-strike step: {error.problem}") from None
+            proven[0] &= result.status == "optimal"
             played[key] = (result.assignments, result.dealing)
         return played[key]
 
@@ -197,7 +204,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         how, method = "exhaustive search of the first-strike step, CP-SAT in the regular step", "stepwise"
     else:
         how, method = "exhaustive search", "exhaustive"
-    return SolveResult("optimal", decider, values, found.assignments, result.outcome,
+    return SolveResult("optimal" if proven[0] else "feasible", decider, values, found.assignments, result.outcome,
                        board.warnings + (f"solved by {how}: {reason}",), found.dealing, method)
 
 
@@ -249,8 +256,9 @@ class _Game:
         combined = 1
         for lo, hi in self.ranges:
             combined *= hi - lo + 1
-        self.scale = combined
-        """The product of the objectives' ranges: the largest lexicographic weight is about this."""
+        self.magnitude = 8 * combined * len(board.players)
+        """About the largest value an objective variable takes: the product of the objectives' ranges
+        (the largest weight times its range), times the refinement's slack for players' plans."""
         self.combine = combined <= max_combined_range
         self.weights = []
         weight = 1
@@ -561,8 +569,11 @@ class _Game:
     def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        self.settings.apply(solver, remaining, len(model.proto.variables), self.scale)
+        self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
         status = solver.solve(model)
+        if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
+            solver.parameters.cp_model_presolve = False  # a presolve failure (seen in ortools 9.15): retry without
+            status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")

@@ -198,3 +198,13 @@ def shield_boards(draw: Any) -> dict[str, Any]:
         for p in board["players"]:
             p.pop("commander_damage", None)
     return board
+
+
+@st.composite
+def banding_boards(draw: Any) -> dict[str, Any]:
+    """Boards where a third of the creatures have banding (702.22j-k), often with first strike."""
+    board = draw(boards(strikes=draw(st.booleans()), effects=draw(st.booleans()), pressure=draw(st.booleans())))
+    for c in board["creatures"]:
+        if draw(st.integers(0, 2)) == 0:
+            c.setdefault("keywords", []).append("banding")
+    return board

@@ -233,6 +233,14 @@ def test_banding_blocker_killed_by_first_strike_gives_the_division_back():
     assert check_line(board, dmg("f", "x", 1, "first_strike"), dmg("a", "y", 4)).legal
 
 
+def test_banding_blocker_of_a_player_who_loses_leaves_the_game_with_them():
+    """Three players: B divides the 1/1's damage to its banding 0/3 (702.22j), but the unblocked 1/1
+    makes B lose, and the 0/3 leaves the game with B (800.4a): a kill either way."""
+    board = make_board(attacker("a1", 1, 1, "B"), attacker("a2", 1, 1, "B"), blocker("b1", 0, 3, "a1", "banding"),
+                       players=[player("A"), player("B", 1), player("C")])
+    assert solved(board, ["kills"]).objective == {"kills": 1}
+
+
 # --- input ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("effect, field, words", [
@@ -319,6 +327,20 @@ def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
     result = solved(board(4), ["kills"])
     assert result.method == "stepwise" and result.objective == {"kills": 0}
     assert solved(board(1), ["kills"]).objective == {"kills": 1}
+
+
+def test_shield_across_both_steps_on_a_large_board_solves_each_regular_step_with_cpsat():
+    """A double striker's 2 + 2 damage into a 0/9 with "prevent the next 5": 3 of the shield is left
+    for the regular step, which is a one-step board the encoding models; the four 20/30 attackers
+    kill their 1/5 blockers. Far too large for the whole exhaustive search."""
+    pairs = [(attacker(f"a{i}", 20, 30, "B"), blocker(f"x{i}", 1, 5, f"a{i}"), blocker(f"y{i}", 1, 5, f"a{i}"))
+             for i in range(4)]
+    board = make_board(attacker("ds", 2, 2, "B", "double strike"), blocker("s", 0, 9, "ds"),
+                       *[c for trio in pairs for c in trio],
+                       effects=[{"kind": "prevent", "amount": 5, "recipients": ["s"]}])
+    result = solved(board, ["kills"])
+    assert result.method == "stepwise" and result.status == "optimal"
+    assert result.objective == {"kills": 8}
 
 
 def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():

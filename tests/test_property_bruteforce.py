@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import boards, objectives, shield_boards
+from boards import banding_boards, boards, objectives, shield_boards
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
 from optimizer.solver import SolverSettings, solve
@@ -94,6 +94,15 @@ def test_presolve_on_every_model_gives_the_brute_force_optimum(board_json, objec
     result = solve(board, player=decider, objective=objective, settings=SolverSettings(presolve_from=0))
     assert tuple(result.objective[name] for name in objective) == brute_force(board, decider, objective).value
     assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
+
+
+@settings(max_examples=300)
+@given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_banding_cpsat_equals_brute_force(board_json, objective, decider):
+    """702.22j-k: the other side divides damage, in one or two steps, with Thorn-style attackers and in
+    multiplayer games."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
 
 
 @settings(max_examples=100)
