@@ -12,6 +12,7 @@ checker. Exponential: small boards only.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from itertools import product
 from typing import Callable, Iterator, Sequence
@@ -32,6 +33,9 @@ class BruteForceResult:
     value: tuple[int, ...]
     assignments: tuple[Assignment, ...]
     dealing: tuple[DealingChoice, ...] = ()
+    complete: bool = True
+    """False when a deadline cut the search short: the line is legal, but its value is not proven to
+    be the game value."""
 
 
 def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -97,14 +101,24 @@ RegularStep = Callable[[Board], "tuple[tuple[Assignment, ...], tuple[DealingChoi
 
 
 def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
-                regular_step: RegularStep | None = None) -> BruteForceResult:
+                regular_step: RegularStep | None = None, deadline: float | None = None) -> BruteForceResult:
     """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps.
 
     With ``regular_step``, only the first-strike step is searched: ``regular_step(later)`` gives the
     best play of the regular step on the board it begins with (its line and dealing choices), or
-    None to have it searched here too."""
+    None to have it searched here too. Past ``deadline`` (``time.monotonic()``), every choice still
+    to be searched takes its first option only: the line is legal but its value is not proven
+    (``complete`` False)."""
     order = board.turn_order()
     steps = damage_steps(board)
+    cut = [False]
+
+    def each(options):
+        for k, option in enumerate(options):
+            if k and deadline is not None and time.monotonic() >= deadline:
+                cut[0] = True
+                return
+            yield option
 
     def search(current: Board, step_index: int, level: int, announced: tuple[Assignment, ...],
                history: tuple[Assignment, ...], made: tuple[DealingChoice, ...],
@@ -114,12 +128,12 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
         if level < len(order):  # announcements (510.1)
             options = player_options(current, order[level], step, announced)
             results = [search(current, step_index, level + 1, announced + option, history, made, chosen)
-                       for option in options]
+                       for option in each(options)]
             return pick(results, key=lambda r: r.value)
         if level < 2 * len(order):  # choices for effects as the damage is dealt (616.1, 615.7, 101.4)
             ways = dealing_options(current, step, normalize(announced), order[level - len(order)])
             results = [search(current, step_index, level + 1, announced, history, made, chosen + way)
-                       for way in ways]
+                       for way in each(ways)]
             return pick(results, key=lambda r: r.value)
         made = made + chosen
         if step_index + 1 < len(steps):
@@ -137,4 +151,5 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
         values = objective_values(board, resolve_combat(board, line, made), player, objective)
         return BruteForceResult(tuple(values[name] for name in objective), line, made)
 
-    return search(board, 0, 0, (), (), (), ())
+    found = search(board, 0, 0, (), (), (), ())
+    return replace(found, complete=not cut[0])

@@ -141,7 +141,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
     if reason is not None:
-        return _exhaustive(board, decider, names, reason, settings)
+        return _exhaustive(board, decider, names, reason, settings,
+                           None if time_limit is None else time.monotonic() + time_limit)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe)
     line, value, proven = game.solve()
     dealing = game.dealing(line)
@@ -158,10 +159,11 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
 
 
 def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str,
-                settings: SolverSettings) -> SolveResult:
+                settings: SolverSettings, deadline: float | None = None) -> SolveResult:
     """The exhaustive game search, for boards the CP-SAT encoding does not model: all of it on small
     boards; on larger boards with two damage steps, the first-strike step only, each regular step
-    solved on the board it begins with (a one-step board, which the encoding may well model)."""
+    solved on the board it begins with (a one-step board, which the encoding may well model). Past
+    ``deadline`` the search finishes on first options only and the answer is not proven."""
     from .bruteforce import brute_force, count_first_step_lines, count_leaves
 
     size = count_leaves(board)
@@ -184,8 +186,9 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             return None
         key = repr(later)
         if key not in played:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
-                result = solve(later, decider, names, settings=settings)
+                result = solve(later, decider, names, settings=settings, time_limit=left)
             except NotSupportedError as error:
                 raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and "
                                         f"in a regular step after the first-strike step: {error.problem}") from None
@@ -193,7 +196,8 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             played[key] = (result.assignments, result.dealing)
         return played[key]
 
-    found = brute_force(board, decider, names, regular_step if stepwise else None)
+    found = brute_force(board, decider, names, regular_step if stepwise else None, deadline)
+    proven[0] &= found.complete
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the exhaustive search's line fails the checker")

@@ -343,6 +343,23 @@ def test_shield_across_both_steps_on_a_large_board_solves_each_regular_step_with
     assert result.objective == {"kills": 8}
 
 
+@pytest.mark.parametrize("fallback", ["exhaustive", "stepwise"])
+def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, monkeypatch):
+    """A time limit ends the fallback searches too: the line returned is legal and marked feasible."""
+    import optimizer.solver as solver_module
+    from optimizer import check, solve
+
+    if fallback == "stepwise":
+        monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)
+    board = make_board(attacker("a", 2, 2, "B", "deathtouch", "first strike"), attacker("c", 3, 3, "B"),
+                       blocker("b", 0, 4, ["a", "c"]), blocker("d", 1, 2, ["a", "c"]),
+                       effects=[{"kind": "prevent", "amount": 2, "recipients": ["b"]}])
+    result = solve(board, objective=["kills"], time_limit=1e-6)
+    assert result.method == fallback and result.status == "feasible"
+    assert check(board, result.assignments, result.dealing).legal
+    assert solve(board, objective=["kills"]).status == "optimal"
+
+
 def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     """The first strikers may kill the banding blocker, which would give a3's damage back to A in the
     regular step (702.22j): the encoding leaves that to the exhaustive search, and both the whole
