@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from dataclasses import replace
 
@@ -263,17 +263,20 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
     if len([p for p in board.players if p.in_game and p.id not in lost]) <= 1:
         return None
     gone = set(outcome.destroyed)
+    present = {c.id for c in board.creatures if c.id not in gone and c.controller not in lost}
     creatures = []
     for c in board.creatures:
-        if c.id in gone or c.controller in lost:
+        if c.id not in present:
             continue
-        if c.id in outcome.creatures:
-            o = outcome.creatures[c.id]
-            c = replace(c, power=c.power - o.minus_counters, toughness=c.toughness - o.minus_counters,
-                        damage=o.damage)
-        creatures.append(c)
-    present = {c.id for c in creatures}
-    creatures = [replace(c, blocking=tuple(a for a in c.blocking if a in present)) for c in creatures]
+        changes: dict[str, Any] = {}
+        o = outcome.creatures.get(c.id)
+        if o is not None and (o.minus_counters or o.damage != c.damage):
+            changes.update(power=c.power - o.minus_counters, toughness=c.toughness - o.minus_counters,
+                           damage=o.damage)
+        blocking = tuple(a for a in c.blocking if a in present)
+        if blocking != c.blocking:
+            changes["blocking"] = blocking
+        creatures.append(replace(c, **changes) if changes else c)  # unchanged objects are shared
     players = tuple(replace(p, life=outcome.players[p.id].life, poison=outcome.players[p.id].poison,
                             commander_damage=outcome.players[p.id].commander_damage,
                             in_game=p.in_game and p.id not in lost)
