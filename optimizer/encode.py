@@ -175,6 +175,8 @@ class CombatModel:
             for t, _ in self._targets[c.id]:
                 self._fate_deciders.setdefault(t, set()).add(self.chooser[c.id])
         self._sources = {step: self._find_sources(step) for step in Step}
+        self._hit_first = {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
+        """Everything first-strike damage could be assigned to (510.4)."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
         self._dealt: dict[Cell, DealtRule] = {
             (c.id, t): _PLAIN if plain else dealt_rule(board, c, t) for c in self.combatants for t, _ in self.targets(c)}
@@ -232,7 +234,7 @@ class CombatModel:
     def _find_sources(self, step: Step) -> list[Creature]:
         if step is Step.FIRST_STRIKE:
             return [c for c in self.combatants if self.two_steps and first_striker(c) and self.targets(c)]
-        if not self.two_steps and not self.board.first_strike_step_done:
+        if not self.two_steps:  # between the steps, creatures that only strike first have no targets
             return [c for c in self.combatants if self.targets(c)]
         return [c for c in self.combatants if self.targets(c)
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
@@ -273,7 +275,7 @@ class CombatModel:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
                 if rule.shield:
                     shielded[t] = shielded.get(t, 0) + 1
-                if (rule.shield or rule.ordered) and t in self._first_step_recipients():
+                if (rule.shield or rule.ordered) and t in self._hit_first:
                     return (f"the effects on {c.id}'s damage to {t}, which may also be dealt first-strike "
                             "damage (the choices for them then shape the regular step)")
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
@@ -318,9 +320,6 @@ class CombatModel:
             out.add(t)
         return out
 
-    def _first_step_recipients(self) -> set[ObjectId]:
-        """Everything first-strike damage could be assigned to (510.4)."""
-        return {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
 
     def _stable_chooser(self, c: Creature) -> bool:
         """Whether the player dividing ``c``'s damage under banding (702.22j-k) is the same in both
@@ -336,7 +335,7 @@ class CombatModel:
         b = self.board
         others = b.blockers_of(c.id) if c.attacking is not None else c.blocking
         banding = [k for k in others if Keyword.BANDING in b.creature(k).keywords]
-        return any(k not in self._first_step_recipients() for k in banding)
+        return any(k not in self._hit_first for k in banding)
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses, which then mixes its own

@@ -170,10 +170,13 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     first_lines = count_first_step_lines(board)
     stepwise = (Step.FIRST_STRIKE in damage_steps(board) and first_lines <= FIRST_STEP_LIMIT
                 and (size > EXHAUSTIVE_LIMIT or first_lines * REGULAR_STEP_COST < size))
+
+    def refused(why: str) -> NotSupportedError:
+        return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
+
     if size > EXHAUSTIVE_LIMIT and not stepwise:
-        raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and the "
-                                f"board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
-                                f"{first_lines} first-strike lines)")
+        raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
+                      f"{first_lines} first-strike lines)")
     played: dict[str, Any] = {}
     proven = [True]
 
@@ -181,8 +184,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         """The regular step's best play; None (search it) when a player has left the game."""
         if not all(p.in_game for p in later.players):
             if count_leaves(later) > EXHAUSTIVE_LIMIT:
-                raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and "
-                                        "a player who loses in the first-strike step leaves too large a search")
+                raise refused("a player who loses in the first-strike step leaves too large a search")
             return None
         key = repr(later)
         if key not in played:
@@ -190,8 +192,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             try:
                 result = solve(later, decider, names, settings=settings, time_limit=left)
             except NotSupportedError as error:
-                raise NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and "
-                                        f"in a regular step after the first-strike step: {error.problem}") from None
+                raise refused(f"in a regular step after the first-strike step: {error.problem}") from None
             proven[0] &= result.status == "optimal"
             played[key] = (result.assignments, result.dealing)
         return played[key]
@@ -219,14 +220,14 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
     mine = [c for c in combat if c.controller == decider]
     theirs = [c for c in combat if c.controller != decider]
 
-    def dealt(c) -> int:  # in both steps
-        return cm.most_dealt(c) * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1)
+    def steps(c) -> int:  # damage steps it deals damage in
+        return 2 if Keyword.DOUBLE_STRIKE in c.keywords else 1
 
     attackers = [c for c in combat if c.attacking is not None]  # only attackers damage players (510.1c-d)
-    to_life = sum(dealt(c) for c in attackers if Keyword.INFECT not in c.keywords)
-    poison = sum(dealt(c) for c in attackers if Keyword.INFECT in c.keywords) + sum(
-        c.toxic * (2 if Keyword.DOUBLE_STRIKE in c.keywords else 1) for c in attackers)  # 702.90b, 702.164c
-    lifelink = sum(dealt(c) for c in mine if Keyword.LIFELINK in c.keywords)  # 702.15b
+    to_life = sum(cm.most_dealt(c) * steps(c) for c in attackers if Keyword.INFECT not in c.keywords)
+    poison = sum((cm.most_dealt(c) if Keyword.INFECT in c.keywords else 0) + c.toxic  # 702.90b, 702.164c
+                 for c in attackers for _ in range(steps(c)))
+    lifelink = sum(cm.most_dealt(c) * steps(c) for c in mine if Keyword.LIFELINK in c.keywords)  # 702.15b
     opponents = [p for p in board.players if p.id != decider]
     ranges = {
         "kills": (0, len(theirs)),
