@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .assignment import Assignment, Step, normalize
 from .board import Board, ObjectId
@@ -101,40 +101,58 @@ RegularStep = Callable[[Board], "tuple[tuple[Assignment, ...], tuple[DealingChoi
 
 
 def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
-                regular_step: RegularStep | None = None, deadline: float | None = None) -> BruteForceResult:
+                regular_step: RegularStep | None = None, deadline: float | None = None,
+                prune: bool = False) -> BruteForceResult:
     """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps.
 
     With ``regular_step``, only the first-strike step is searched: ``regular_step(later)`` gives the
     best play of the regular step on the board it begins with (its line and dealing choices), or
     None to have it searched here too. Past ``deadline`` (``time.monotonic()``), every choice still
     to be searched takes its first option only: the line is legal but its value is not proven
-    (``complete`` False)."""
+    (``complete`` False). ``prune`` skips lines that cannot change the value (alpha-beta); the value
+    is the same, the line may be another one of equal value."""
     order = board.turn_order()
     steps = damage_steps(board)
     cut = [False]
+    Value = tuple[int, ...] | None
 
-    def each(options):
-        for k, option in enumerate(options):
+    def choose(level: int, alpha: Value, beta: Value,
+               children: Iterable[Callable[[Value, Value], BruteForceResult]]) -> BruteForceResult:
+        """The best child for the player to move: the decider's largest value, anyone else's smallest
+        (the first of equals)."""
+        maximize = order[level % len(order)] == player
+        best = None
+        for k, child in enumerate(children):
             if k and deadline is not None and time.monotonic() >= deadline:
                 cut[0] = True
-                return
-            yield option
+                break
+            found = child(alpha, beta)
+            if best is None or (found.value > best.value if maximize else found.value < best.value):
+                best = found
+            if prune:
+                if maximize and (alpha is None or best.value > alpha):
+                    alpha = best.value
+                if not maximize and (beta is None or best.value < beta):
+                    beta = best.value
+                if alpha is not None and beta is not None and alpha >= beta:
+                    break  # the player before would never let play come here
+        assert best is not None
+        return best
 
     def search(current: Board, step_index: int, level: int, announced: tuple[Assignment, ...],
                history: tuple[Assignment, ...], made: tuple[DealingChoice, ...],
-               chosen: tuple[DealingChoice, ...]) -> BruteForceResult:
+               chosen: tuple[DealingChoice, ...], alpha: Value = None, beta: Value = None) -> BruteForceResult:
         step = steps[step_index]
-        pick = max if order[level % len(order)] == player else min
         if level < len(order):  # announcements (510.1)
             options = player_options(current, order[level], step, announced)
-            results = [search(current, step_index, level + 1, announced + option, history, made, chosen)
-                       for option in each(options)]
-            return pick(results, key=lambda r: r.value)
+            return choose(level, alpha, beta, (
+                lambda a, b, option=option: search(current, step_index, level + 1, announced + option, history,
+                                                   made, chosen, a, b) for option in options))
         if level < 2 * len(order):  # choices for effects as the damage is dealt (616.1, 615.7, 101.4)
             ways = dealing_options(current, step, normalize(announced), order[level - len(order)])
-            results = [search(current, step_index, level + 1, announced, history, made, chosen + way)
-                       for way in each(ways)]
-            return pick(results, key=lambda r: r.value)
+            return choose(level, alpha, beta, (
+                lambda a, b, way=way: search(current, step_index, level + 1, announced, history, made,
+                                             chosen + way, a, b) for way in ways))
         made = made + chosen
         if step_index + 1 < len(steps):
             dealt = deal_damage(current, normalize(announced), step_choices(chosen, step))
@@ -146,7 +164,7 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
                 values = objective_values(board, resolve_combat(board, line, made + dealing), player, objective)
                 return BruteForceResult(tuple(values[name] for name in objective), line, made + dealing)
             if later is not None:
-                return search(later, step_index + 1, 0, (), history + announced, made, ())
+                return search(later, step_index + 1, 0, (), history + announced, made, (), alpha, beta)
         line = normalize(history + announced)
         values = objective_values(board, resolve_combat(board, line, made), player, objective)
         return BruteForceResult(tuple(values[name] for name in objective), line, made)

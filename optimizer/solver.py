@@ -60,12 +60,12 @@ KEPT_PLANS = 8
 the verification model larger; the ones found within a verification are always kept)."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
-FIRST_STEP_LIMIT = 5_000
+FIRST_STEP_LIMIT = 20_000
 """Most first-strike-step lines searched when each regular step goes to CP-SAT (boards the encoding
 does not model)."""
 REGULAR_STEP_COST = 20
 """About how many exhaustive-search leaves cost as much as one regular step solved with CP-SAT."""
-EXHAUSTIVE_LIMIT = 20_000
+EXHAUSTIVE_LIMIT = 100_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
 
@@ -197,7 +197,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             played[key] = (result.assignments, result.dealing)
         return played[key]
 
-    found = brute_force(board, decider, names, regular_step if stepwise else None, deadline)
+    found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True)
     proven[0] &= found.complete
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:
