@@ -75,26 +75,26 @@ def player_options(board: Board, player: ObjectId, step: Step,
     return options
 
 
+def _step_lines(board: Board, step: Step) -> int:
+    """Every creature's split count in ``step``, multiplied."""
+    total = 1
+    for c in board.combatants:
+        total *= len(creature_options(board, c.id, step))
+    return total
+
+
 def count_leaves(board: Board) -> int:
     """A bound on the search's size: every creature's split count in each step it may assign in
     (the regular step counted as if everything survived the first-strike step)."""
-    total = 1
-    for step in damage_steps(board):
-        as_of = replace(board, first_strike_step_done=True) if (
-            step is Step.REGULAR and Step.FIRST_STRIKE in damage_steps(board)) else board
-        for c in board.combatants:
-            total *= len(creature_options(as_of, c.id, step))
-    return total
+    steps = damage_steps(board)
+    if steps == (Step.REGULAR,):
+        return _step_lines(board, Step.REGULAR)
+    return count_first_step_lines(board) * _step_lines(replace(board, first_strike_step_done=True), Step.REGULAR)
 
 
 def count_first_step_lines(board: Board) -> int:
     """A bound on the first-strike step's lines: every first-strike creature's split count."""
-    if Step.FIRST_STRIKE not in damage_steps(board):
-        return 1
-    total = 1
-    for c in board.combatants:
-        total *= len(creature_options(board, c.id, Step.FIRST_STRIKE))
-    return total
+    return _step_lines(board, Step.FIRST_STRIKE) if Step.FIRST_STRIKE in damage_steps(board) else 1
 
 
 RegularStep = Callable[[Board], "tuple[tuple[Assignment, ...], tuple[DealingChoice, ...]] | None"]
@@ -113,18 +113,19 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
     is the same, the line may be another one of equal value."""
     order = board.turn_order()
     steps = damage_steps(board)
-    cut = [False]
+    cut = False
     Value = tuple[int, ...] | None
 
     def choose(level: int, alpha: Value, beta: Value,
                children: Iterable[Callable[[Value, Value], BruteForceResult]]) -> BruteForceResult:
         """The best child for the player to move: the decider's largest value, anyone else's smallest
         (the first of equals)."""
+        nonlocal cut
         maximize = order[level % len(order)] == player
         best = None
         for k, child in enumerate(children):
             if k and deadline is not None and time.monotonic() >= deadline:
-                cut[0] = True
+                cut = True
                 break
             found = child(alpha, beta)
             if best is None or (found.value > best.value if maximize else found.value < best.value):
@@ -170,4 +171,4 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
         return BruteForceResult(tuple(values[name] for name in objective), line, made)
 
     found = search(board, 0, 0, (), (), (), ())
-    return replace(found, complete=not cut[0])
+    return replace(found, complete=not cut)

@@ -178,7 +178,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
                       f"{first_lines} first-strike lines)")
     played: dict[str, Any] = {}
-    proven = [True]
+    proven = True
 
     def regular_step(later: Board):
         """The regular step's best play; None (search it) when a player has left the game."""
@@ -187,18 +187,19 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                 raise refused("a player who loses in the first-strike step leaves too large a search")
             return None
         key = repr(later)
+        nonlocal proven
         if key not in played:
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
                 result = solve(later, decider, names, settings=settings, time_limit=left)
             except NotSupportedError as error:
                 raise refused(f"in a regular step after the first-strike step: {error.problem}") from None
-            proven[0] &= result.status == "optimal"
+            proven &= result.status == "optimal"
             played[key] = (result.assignments, result.dealing)
         return played[key]
 
     found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True)
-    proven[0] &= found.complete
+    proven &= found.complete
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the exhaustive search's line fails the checker")
@@ -209,7 +210,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         how, method = "exhaustive search of the first-strike step, CP-SAT in the regular step", "stepwise"
     else:
         how, method = "exhaustive search", "exhaustive"
-    return SolveResult("optimal" if proven[0] else "feasible", decider, values, found.assignments, result.outcome,
+    return SolveResult("optimal" if proven else "feasible", decider, values, found.assignments, result.outcome,
                        board.warnings + (f"solved by {how}: {reason}",), found.dealing, method)
 
 
