@@ -23,7 +23,7 @@ from .check import step_violations
 from .objectives import objective_values
 from .dealing import DealingChoice, banding_chooser, dealing_options
 from .rules import (board_after_first_strike, damage_amount, damage_steps, deal_damage, possible_recipients,
-                    resolve_combat, step_choices)
+                    resolve_combat, step_choices, tramples)
 
 
 @dataclass(frozen=True)
@@ -59,20 +59,41 @@ def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGU
     return options + [()]  # assigning nothing is legal when a mode has no recipient; the checker decides
 
 
-def player_options(board: Board, player: ObjectId, step: Step,
-                   announced: tuple[Assignment, ...]) -> list[tuple[Assignment, ...]]:
+def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[Assignment, ...],
+                   memo: dict | None = None) -> list[tuple[Assignment, ...]]:
     """``player``'s legal joint assignments in ``step`` given what was announced before it (510.1e).
 
     ``board`` is the board as the step begins; ``announced`` holds this step's earlier announcements.
+    ``memo`` keeps each creature's own legal splits on ``board`` from one call to the next.
     """
-    own = [c.id for c in board.combatants if banding_chooser(board, c) == player]
-    options = []
-    for combo in product(*(creature_options(board, c, step) for c in own)):
+    own = [c for c in board.combatants if banding_chooser(board, c) == player]
+    # Only an attacking trampler dividing its own damage can have an assignment that depends on other
+    # creatures' (702.19b-c: lethal damage to its blockers, or loyalty to the planeswalker it attacks,
+    # counts all damage assigned to them); any other creature's is legal or not on its own (510.1a-d,
+    # 702.22j). So those are judged one by one, and the tramplers' only in whole combinations.
+    coupled = {c.id for c in own if c.is_attacking and tramples(c) and banding_chooser(board, c) == c.controller}
+    rows = []
+    for c in own:
+        if c.id in coupled:
+            rows.append(creature_options(board, c.id, step))
+            continue
+        key = (c.id, step)
+        if memo is None or key not in memo:
+            alone = [o for o in creature_options(board, c.id, step)
+                     if not step_violations(board, step, normalize(o), {c.id})]
+            if memo is None:
+                rows.append(alone)
+                continue
+            memo[key] = alone
+        rows.append(memo[key])
+    out = []
+    for combo in product(*rows):
         mine = tuple(a for part in combo for a in part)
-        bad = [v for v in step_violations(board, step, normalize(announced + mine)) if v.source in own]
-        if not bad:
-            options.append(mine)
-    return options
+        if coupled and any(v.source in coupled
+                           for v in step_violations(board, step, normalize(announced + mine), coupled)):
+            continue
+        out.append(mine)
+    return out
 
 
 def _step_lines(board: Board, step: Step) -> int:
@@ -142,18 +163,20 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
 
     def search(current: Board, step_index: int, level: int, announced: tuple[Assignment, ...],
                history: tuple[Assignment, ...], made: tuple[DealingChoice, ...],
-               chosen: tuple[DealingChoice, ...], alpha: Value = None, beta: Value = None) -> BruteForceResult:
+               chosen: tuple[DealingChoice, ...], memo: dict, alpha: Value = None,
+               beta: Value = None) -> BruteForceResult:
+        """``memo``: :func:`player_options`' memo for ``current``."""
         step = steps[step_index]
         if level < len(order):  # announcements (510.1)
-            options = player_options(current, order[level], step, announced)
+            options = player_options(current, order[level], step, announced, memo)
             return choose(level, alpha, beta, (
                 lambda a, b, option=option: search(current, step_index, level + 1, announced + option, history,
-                                                   made, chosen, a, b) for option in options))
+                                                   made, chosen, memo, a, b) for option in options))
         if level < 2 * len(order):  # choices for effects as the damage is dealt (616.1, 615.7, 101.4)
             ways = dealing_options(current, step, normalize(announced), order[level - len(order)])
             return choose(level, alpha, beta, (
                 lambda a, b, way=way: search(current, step_index, level + 1, announced, history, made,
-                                             chosen + way, a, b) for way in ways))
+                                             chosen + way, memo, a, b) for way in ways))
         made = made + chosen
         if step_index + 1 < len(steps):
             dealt = deal_damage(current, normalize(announced), step_choices(chosen, step))
@@ -165,10 +188,10 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
                 values = objective_values(board, resolve_combat(board, line, made + dealing), player, objective)
                 return BruteForceResult(tuple(values[name] for name in objective), line, made + dealing)
             if later is not None:
-                return search(later, step_index + 1, 0, (), history + announced, made, (), alpha, beta)
+                return search(later, step_index + 1, 0, (), history + announced, made, (), {}, alpha, beta)
         line = normalize(history + announced)
         values = objective_values(board, resolve_combat(board, line, made), player, objective)
         return BruteForceResult(tuple(values[name] for name in objective), line, made)
 
-    found = search(board, 0, 0, (), (), (), ())
+    found = search(board, 0, 0, (), (), (), (), {})
     return replace(found, complete=not cut)

@@ -8,7 +8,7 @@ performs state-based actions. It shares no code with the CP-SAT encoding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
@@ -90,8 +90,10 @@ def violations(board: Board, assignments: tuple[Assignment, ...],
     return step_violations(later, Step.REGULAR, regular)
 
 
-def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...]) -> list[Violation]:
-    """Violations of one damage step's assignment on the board as that step begins."""
+def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...],
+                    sources: Collection[ObjectId] | None = None) -> list[Violation]:
+    """Violations of one damage step's assignment on the board as that step begins (with
+    ``sources``: only those creatures' own violations, judged against the whole assignment)."""
     def violation(rule: str, source: ObjectId, message: str) -> Violation:
         return Violation(rule, source, message, step)
 
@@ -104,6 +106,8 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
             continue
         by_source.setdefault(a.source, {})[a.target] = a.amount
     for source_id in by_source:
+        if sources is not None and source_id not in sources:
+            continue
         source = board.creature(source_id)
         if not source.in_combat:
             out.append(violation("510.1", source_id, f"{source_id} is neither attacking nor blocking, "
@@ -124,7 +128,7 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
             deathtouch_in[a.target] = True
 
     for creature in board.combatants:
-        if not assigns_in(board, creature, step):
+        if (sources is not None and creature.id not in sources) or not assigns_in(board, creature, step):
             continue
         given = by_source.get(creature.id, {})
         found = [_creature_violations(board, step, creature, given, incoming, deathtouch_in, mode)

@@ -40,7 +40,7 @@ from typing import Any, Mapping, Sequence
 from ortools.sat.python import cp_model
 
 from .assignment import Assignment, Step, normalize
-from .board import Board, Keyword, ObjectId
+from .board import Board, Creature, Keyword, ObjectId
 from .check import check
 from .dealing import DealingChoice
 from .encode import Cell, CombatModel, Expr, Term, amount_of
@@ -628,13 +628,23 @@ def _distinct_splits(amount: int, caps: Sequence[int]):
         yield tuple(out)
 
 
+def _split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
+    """Every distinct way blocker ``s`` can divide its first-strike damage among the attackers it
+    blocks (510.1d). Damage beyond an attacker's toughness is alike, except for a lifelink source
+    whose damage dealt depends on where it goes (effects, 120.3f): then every split is distinct."""
+    targets = [t for t, _ in cm.targets(s)]
+    amount = amount_of(s)
+    exact = Keyword.LIFELINK in s.keywords and not all(cm.identity((s.id, t)) for t in targets)
+    caps = [amount] * len(targets) if exact else [cm.board.creature(t).toughness for t in targets]
+    return [{(s.id, t): n for t, n in zip(targets, split)} for split in _distinct_splits(amount, caps)]
+
+
 def _count_first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> int:
     """How many replies :func:`_first_step_options` would list, without listing them."""
     total = 1
     for s in cm.sources(Step.FIRST_STRIKE):
         if cm.chooser[s.id] in players:
-            caps = [cm.board.creature(t).toughness for t, _ in cm.targets(s)]
-            total *= sum(1 for _ in _distinct_splits(amount_of(s), caps))
+            total *= len(_split_options(cm, s))
             if total > MAX_REPLIES:
                 break
     return total
@@ -647,8 +657,5 @@ def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[di
     for s in cm.sources(Step.FIRST_STRIKE):
         if cm.chooser[s.id] in players:
             assert s.attacking is None, "responders and followers only block"
-            targets = [t for t, _ in cm.targets(s)]
-            caps = [cm.board.creature(t).toughness for t in targets]
-            rows.append([{(s.id, t): n for t, n in zip(targets, split)}
-                         for split in _distinct_splits(amount_of(s), caps)])
+            rows.append(_split_options(cm, s))
     return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]
