@@ -338,10 +338,14 @@ class CombatModel:
         return any(k not in self._hit_first for k in banding)
 
     def _gain_matters(self, player: ObjectId) -> bool:
-        """Whether the life ``player`` gains decides whether it loses, which then mixes its own
-        choices with the active player's (only the active player's creatures deal damage to
-        players); ``life_gained`` itself is scored in the part of whoever divides the damage."""
-        return player != self.board.active_player and ("lethal" in self.objective or len(self.board.players) >= 3)
+        """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
+        which then mixes its own choices with the active player's (only the active player's
+        creatures deal damage to players): its opponents' ``lethal``, or with three or more players
+        anything about it leaving the game (800.4a). (A two-player decider's own loss is not scored;
+        ``life_gained`` itself is scored in the part of whoever divides the damage.)"""
+        if player == self.board.active_player:
+            return False
+        return len(self.board.players) >= 3 or ("lethal" in self.objective and player != self.decider)
 
     def direction(self, cell: Cell) -> int | None:
         """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
@@ -704,7 +708,7 @@ class CombatModel:
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    if "lethal" in terms or multiplayer:
+                    if ("lethal" in terms and q.id != self.decider) or multiplayer:
                         lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:

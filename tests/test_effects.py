@@ -187,6 +187,20 @@ def test_lifelink_blocker_divides_between_protected_and_unprotected_attackers():
     assert result.objective["lethal"] == 0
 
 
+def test_lifelink_blocker_of_the_deciding_defender_goes_through_the_encoding():
+    """The same lifelink blocker, B deciding: B's own loss is not among its objectives in a two-player
+    game, so its life gain only scores ``life_gained`` and the one-step encoding models the board.
+    B gains the most by putting all 2 on the unprotected 1/5 (prevented on the other, 702.16e)."""
+    board = make_board(attacker("u", 2, 2, "B"), attacker("p", 1, 1, "B", protection_from=["white"]),
+                       attacker("q", 1, 5, "B"),
+                       blocker("l", 2, 2, ["p", "q"], "lifelink", colors=["white"]),
+                       players=[player("A"), player("B", 2)])
+    result = solved(board, ["lethal", "life_gained"], "B")
+    assert result.method == "cp-sat"
+    assert result.objective == {"lethal": 0, "life_gained": 2}
+    assert assigned(result)[("l", "q")] == 2
+
+
 # --- banding ------------------------------------------------------------------------------------------
 
 def test_attacker_blocked_by_a_banding_creature_is_divided_by_the_defender():
