@@ -150,6 +150,9 @@ class Scenario:
     policy_cells: dict[tuple[ObjectId, int], dict[Cell, Expr]]
     """Second-step damage of each policy-driven player under each of its policies."""
     parts: dict[PartKey, dict[str, Term]]
+    state: "_State | None" = None
+    active_dealt: Mapping[Cell, Expr] = field(default_factory=dict)
+    """The active player's second-step damage dealt (players' loss and poison come only from it)."""
 
 
 class CombatModel:
@@ -183,6 +186,11 @@ class CombatModel:
         self._pooled: set[ObjectId] = self._find_pooled()
         """Recipients whose shields several sources' damage can reach, where it does not matter which
         damage the shields prevent (see :meth:`_find_pooled`)."""
+        self.coupled_gain: ObjectId | None = self._find_coupled_gain()
+        """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
+        whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
+        self.coupled_gain_value: Expr = 0
+        """The life those blockers gain, as :meth:`_State.life_gained` counts it (set by the solver)."""
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
@@ -281,8 +289,7 @@ class CombatModel:
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
-            if Keyword.LIFELINK in c.keywords and len(rules) > 1 and not all(r.identity for r in rules.values()) \
-                    and self._gain_matters(c.controller):
+            if self._divided_gain(c) and self._gain_matters(c.controller) and c.controller != self.coupled_gain:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         for t, n in shielded.items():
             if n > 1 and t not in self._pooled:
@@ -346,6 +353,34 @@ class CombatModel:
         if player == self.board.active_player:
             return False
         return len(self.board.players) >= 3 or ("lethal" in self.objective and player != self.decider)
+
+    def _divided_gain(self, c: Creature) -> bool:
+        """Whether lifelink ``c``'s damage dealt, so its controller's gain (702.15b), depends on how
+        its damage is divided: several recipients and effects on some of them."""
+        return Keyword.LIFELINK in c.keywords and len(self.targets(c)) > 1 \
+            and not all(self._dealt[(c.id, t)].identity for t, _ in self.targets(c))
+
+    def _find_coupled_gain(self) -> ObjectId | None:
+        """The player whose own lifelink blockers' divided gain (see :meth:`_divided_gain`) decides
+        whether it loses, on a one-step board of a two-player game: then the active player's damage
+        and that player's division together decide ``lethal``. The solver handles that coupling: for
+        each total gain, the player's best division with that gain; None if there is no such player
+        or the board has another kind of coupling."""
+        if self.two_steps or len(self.board.players) != 2:
+            return None
+        found = {c.controller for c in self.sources(Step.REGULAR) if self._divided_gain(c)}
+        if len(found) != 1:
+            return None
+        q = next(iter(found))
+        if not self._gain_matters(q) or any(self.chooser[c.id] != c.controller for c in self.sources(Step.REGULAR)
+                                            if self._divided_gain(c)):
+            return None
+        return q
+
+    def coupled_sources(self) -> list[Creature]:
+        """The lifelink blockers whose gain :attr:`coupled_gain` is about."""
+        return [c for c in self.sources(Step.REGULAR)
+                if c.controller == self.coupled_gain and self._divided_gain(c)]
 
     def direction(self, cell: Cell) -> int | None:
         """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
@@ -520,7 +555,22 @@ class CombatModel:
             if isinstance(key, str):
                 all_cells.update({(Step.REGULAR, s, t): v for (s, t), v in cells.items()})
         policy_cells = {k: v for k, v in copies.items() if not isinstance(k, str)}
-        return Scenario(all_cells, policy_cells, parts)  # type: ignore[arg-type]
+        return Scenario(all_cells, policy_cells, parts, st,  # type: ignore[arg-type]
+                        self.dealt_cells(copies.get(b.active_player, {})))
+
+    def coupled_lost(self, sc: Scenario, gained: int) -> Expr:
+        """Whether :attr:`coupled_gain`'s player loses in scenario ``sc`` if its coupled lifelink
+        blockers gain ``gained`` life (704.5a, 704.5c, 704.6c; 510.2: gain and damage are simultaneous)."""
+        q, st = self.coupled_gain, sc.state
+        assert q is not None and st is not None
+        self.coupled_gain_value = gained
+        cells = sc.active_dealt
+        return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True)
+
+    def coupled_gain_expr(self, sc: Scenario) -> Expr:
+        """The life the coupled lifelink blockers gain in ``sc``'s free cells: their damage dealt."""
+        return sum((self.dealt((c.id, t), sc.cells[(Step.REGULAR, c.id, t)])
+                    for c in self.coupled_sources() for t, _ in self.targets(c)), 0)
 
     def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
                     st: "_State", modes: dict[ObjectId, Expr]) -> dict[Cell, Expr]:
@@ -708,7 +758,7 @@ class CombatModel:
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    if ("lethal" in terms and q.id != self.decider) or multiplayer:
+                    if ("lethal" in terms and q.id not in (self.decider, self.coupled_gain)) or multiplayer:
                         lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
@@ -987,9 +1037,13 @@ class _State:
                     targets = cm.targets(s)
                     if all(cm.identity((s.id, t)) for t, _ in targets):
                         gained = gained + self.second_total.get(s.id, self.effective_power(s))
+                    elif q == cm.coupled_gain and len(targets) > 1:
+                        continue  # counted below, as the solver sets it
                     else:
                         assert len(targets) == 1 and s.id not in self.second_total
                         gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s))
+        if second and q == cm.coupled_gain:
+            gained = gained + cm.coupled_gain_value
         return gained
 
     def gain_in_part(self, q: ObjectId, player: ObjectId, dealt: Mapping[Cell, Expr]) -> Expr:

@@ -8,7 +8,10 @@ every other player minimizes them. Three cases:
 * One damage step. Attackers damage blockers and what they attack, blockers damage attackers, and
   each object's fate depends only on the damage dealt to it, so every player's choice scores a
   separate part of the objective. One CP-SAT model maximizes the deciding player's parts and
-  minimizes the others' at once, and that is the game value.
+  minimizes the others' at once, and that is the game value. (Except when the defending player's
+  division of its lifelink blockers' damage changes the life it gains and so whether the active
+  player's damage is lethal: then its best division for each total gain comes first, one model each,
+  and the active player's model takes the defender's best reply among those.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
   never have a choice (none of their creatures blocks two attackers). One model holds the first
   step, the symbolic state after it, and the second step; the active player's side chooses both
@@ -140,6 +143,10 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
+    if reason is None and probe.coupled_gain is not None \
+            and _combined_range(objective_ranges(probe)) > max_combined_range:
+        reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
+                  "objectives' ranges are too wide to combine")
     if reason is not None:
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
@@ -214,6 +221,14 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                        board.warnings + (f"solved by {how}: {reason}",), found.dealing, method)
 
 
+def _combined_range(ranges: Sequence[tuple[int, int]]) -> int:
+    """How many values the objectives take together: the product of their ranges."""
+    combined = 1
+    for lo, hi in ranges:
+        combined *= hi - lo + 1
+    return combined
+
+
 def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
     """A (low, high) bound of each objective on this board, for exact lexicographic weights."""
     board, decider, names = cm.board, cm.decider, cm.objective
@@ -259,9 +274,7 @@ class _Game:
         self.settings = settings
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.ranges = objective_ranges(probe)
-        combined = 1
-        for lo, hi in self.ranges:
-            combined *= hi - lo + 1
+        combined = _combined_range(self.ranges)
         self.magnitude = 8 * combined * len(board.players)
         """About the largest value an objective variable takes: the product of the objectives' ranges
         (the largest weight times its range), times the refinement's slack for players' plans."""
@@ -303,6 +316,8 @@ class _Game:
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = self.probe
+        if probe.coupled_gain is not None:
+            return self._coupled_gain()
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
@@ -344,6 +359,53 @@ class _Game:
             cells.update({(Step.REGULAR, s, t): v for (s, t), v in responder_cells.items()})
         values, value = self._optimize(cm, stages, cells, self._total(sc))
         return _line(values), value, self.proven
+
+    # --- one step, a defender's lifelink gain deciding whether it loses -----------------------------
+    def _coupled_gain(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        """One damage step where the defending player's division of its lifelink blockers' damage
+        decides both its part of the objective and, through the life it gains (510.2), whether the
+        active player's damage is lethal. The defender replies to the active player's announcement
+        (510.1), so for each total gain its best division with that gain is found first; the active
+        player's model then counts, for its own damage, the defender's best reply among those."""
+        board, probe = self.board, self.probe
+        q = probe.coupled_gain
+        assert q is not None and self.sign[q] < 0 and self.combine and "lethal" in self.names
+        free = {p.id for p in board.players}
+        cm = self._fresh_model()
+        sc = cm.scenario({}, free=free, policies={})
+        gain = cm.coupled_gain_expr(sc)
+        low, high = cm.bounds(gain) or (0, sum(cm.most_dealt(c) for c in cm.coupled_sources()))
+        level_var = cm._int(low, high, "coupled_gain")
+        cm.model.add(level_var == gain)
+        cm.model.minimize(self._scalar_expr(sc.parts[q]))
+        replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
+        for level in range(low, high + 1):
+            domain = cm.model.proto.variables[level_var.index].domain  # [low, high], narrowed to one value
+            domain[0], domain[1] = level, level
+            solver = self._run(cm.model, infeasible_ok=True)
+            if solver is None:
+                continue  # no division gains exactly this much (or out of time: then unproven)
+            replies[level] = (int(solver.objective_value),
+                              {k: _value(solver, v) for k, v in sc.cells.items() if probe.chooser[k[1]] == q})
+        weight = self.weights[self.names.index("lethal")]
+        main = CombatModel(board, self.decider, self.names)
+        msc = main.scenario({}, free=free, policies={})
+        lost = {level: main.coupled_lost(msc, level) for level in replies}
+        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
+        reply = main.model.new_int_var(-big, big, "reply")
+        for level, (value, _) in replies.items():
+            main.model.add(reply <= value + weight * lost[level])
+        active = self._scalar_expr(msc.parts[board.active_player])
+        main.model.maximize(active + reply)
+        solver = self._run(main.model) if replies else None
+        if solver is None:  # out of time: a legal line, its value unproven
+            self.proven = False
+            return self._fixed_first_step({})[0], None, False
+        chosen = min(replies, key=lambda level: replies[level][0] + weight * _value(solver, lost[level]))
+        values = {k: _value(solver, v) for k, v in msc.cells.items() if probe.chooser[k[1]] != q}
+        values.update(replies[chosen][1])
+        value = _value(solver, active) + replies[chosen][0] + weight * _value(solver, lost[chosen])
+        return _line(values), (value if self.proven else None), self.proven
 
     # --- refinement ---------------------------------------------------------------------------------
     def _refine(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
@@ -572,7 +634,8 @@ class _Game:
         cm.model.maximize(t) if maximize else cm.model.minimize(t)
         return self._run(cm.model)
 
-    def _run(self, model: cp_model.CpModel) -> cp_model.CpSolver | None:
+    def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False) -> cp_model.CpSolver | None:
+        """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible)."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
@@ -580,6 +643,8 @@ class _Game:
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
             solver.parameters.cp_model_presolve = False  # a presolve failure (seen in ortools 9.15): retry without
             status = solver.solve(model)
+        if status == cp_model.INFEASIBLE and infeasible_ok:
+            return None
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")

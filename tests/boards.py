@@ -208,3 +208,31 @@ def banding_boards(draw: Any) -> dict[str, Any]:
         if draw(st.integers(0, 2)) == 0:
             c.setdefault("keywords", []).append("banding")
     return board
+
+
+@st.composite
+def lifelink_blocker_boards(draw: Any) -> dict[str, Any]:
+    """Boards where a lifelink creature blocks two or more attackers and its damage dealt depends on
+    where it goes (protection from its color, prevention, doubling or an addition on one attacker),
+    often with its player's life low, so its gain can decide whether it loses."""
+    board = draw(boards(max_attackers=3, max_blockers=3, strikes=draw(st.booleans()),
+                        effects=draw(st.booleans()), pressure=draw(st.booleans())))
+    multi = [c for c in board["creatures"] if len(c.get("blocking", [])) >= 2]
+    if not multi:
+        return board
+    blocker = draw(st.sampled_from(multi))
+    blocker.setdefault("keywords", []).append("lifelink")
+    blocker["power"] = max(blocker["power"], draw(st.integers(1, 4)))
+    victim = draw(st.sampled_from(blocker["blocking"]))
+    kind = draw(st.sampled_from(["protection", "prevent", "double", "add"]))
+    if kind == "protection":
+        color = draw(st.sampled_from(COLORS))
+        blocker["colors"] = [color]
+        attacker = next(c for c in board["creatures"] if c["id"] == victim)
+        attacker["protection_from"] = sorted(set(attacker.get("protection_from", [])) | {color})
+    else:
+        effect = {"prevent": {"kind": "prevent", "amount": None, "recipients": [victim]},
+                  "double": {"kind": "double", "sources": [blocker["id"]], "recipients": [victim]},
+                  "add": {"kind": "add", "amount": draw(st.integers(1, 2)), "sources": [blocker["id"]]}}[kind]
+        board["effects"] = board.get("effects", []) + [effect]
+    return board

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import banding_boards, boards, objectives, shield_boards
+from boards import banding_boards, boards, lifelink_blocker_boards, objectives, shield_boards
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
 from optimizer.solver import SolverSettings, solve
@@ -56,7 +56,7 @@ def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json,
 
 @settings(max_examples=300)
 @given(board_json=st.one_of(boards(strikes=True, effects=True), boards(strikes=True, effects=True, pressure=True),
-                            shield_boards()),
+                            shield_boards(), lifelink_blocker_boards()),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_stepwise_search_equals_brute_force(board_json, objective, decider):
     """The fallback for large boards the encoding does not model (every first-strike line searched,
@@ -94,6 +94,17 @@ def test_presolve_on_every_model_gives_the_brute_force_optimum(board_json, objec
     result = solve(board, player=decider, objective=objective, settings=SolverSettings(presolve_from=0))
     assert tuple(result.objective[name] for name in objective) == brute_force(board, decider, objective).value
     assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
+
+
+@settings(max_examples=300)
+@given(board_json=lifelink_blocker_boards(),
+       objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
+       decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_lifelink_blocker_gain_cpsat_equals_brute_force(board_json, objective, decider):
+    """702.15b with 615-616: a lifelink blocker whose gain depends on how its player divides its
+    damage, with ``lethal`` often scored, so that the gain can decide whether that player loses."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
 
 
 @settings(max_examples=300)
