@@ -141,6 +141,22 @@ class Term:
         return sum((coef * e for coef, e in self.parts), 0)
 
 
+MAX_UNSTABLE = 3
+"""Most creatures with banding whose survival of the first-strike step changes a divider (each
+doubles the regular-step variants the model may meet)."""
+
+
+@dataclass(frozen=True)
+class _View:
+    """Who divides each creature's damage (``chooser``), what it may damage (``targets``), whose
+    choices decide each object's fate (``fate``) and who deals damage in each step (``sources``)."""
+
+    chooser: dict[ObjectId, ObjectId]
+    targets: dict[ObjectId, list[tuple[ObjectId, str]]]
+    fate: dict[ObjectId, set[ObjectId]]
+    sources: dict[Step, list[Creature]]
+
+
 @dataclass
 class Scenario:
     """One copy of the combat: its variables and its objective parts (objective name -> Term)."""
@@ -170,19 +186,26 @@ class CombatModel:
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
-        self.chooser = {c.id: self._find_chooser(c) for c in self.combatants}
+        self._views: dict[frozenset[ObjectId], _View] = {}
+        self.chooser: dict[ObjectId, ObjectId] = {}
         """Who divides each creature's damage: its controller, or the other side under banding."""
-        self._targets = {c.id: self._find_targets(c) for c in self.combatants}
+        self._targets: dict[ObjectId, list[tuple[ObjectId, str]]] = {}
         self._fate_deciders: dict[ObjectId, set[ObjectId]] = {}
-        for c in self.combatants:
-            for t, _ in self._targets[c.id]:
-                self._fate_deciders.setdefault(t, set()).add(self.chooser[c.id])
-        self._sources = {step: self._find_sources(step) for step in Step}
+        self._sources: dict[Step, list[Creature]] = {}
+        self._use_view(frozenset())
         self._hit_first = {t for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)}
         """Everything first-strike damage could be assigned to (510.4)."""
+        self.unstable: frozenset[ObjectId] = self._find_unstable()
+        """Creatures with banding that make the other side divide some creature's regular-step damage
+        and that first-strike damage could destroy (the divider then changes, 702.22j-k)."""
+        self._all_targets = {c.id: list(dict.fromkeys(
+            t for gone in (frozenset(), self.unstable) for t in self._view(gone).targets[c.id]))
+            for c in self.combatants}
+        """Everything each creature could assign damage to, whoever divides it."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
         self._dealt: dict[Cell, DealtRule] = {
-            (c.id, t): _PLAIN if plain else dealt_rule(board, c, t) for c in self.combatants for t, _ in self.targets(c)}
+            (c.id, t): _PLAIN if plain else dealt_rule(board, c, t)
+            for c in self.combatants for t, _ in self._all_targets[c.id]}
         self._pooled: set[ObjectId] = self._find_pooled()
         """Recipients whose shields several sources' damage can reach, where it does not matter which
         damage the shields prevent (see :meth:`_find_pooled`)."""
@@ -205,19 +228,55 @@ class CombatModel:
         """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
         return self._sources[step]
 
-    def _find_chooser(self, c: Creature) -> ObjectId:
+    def _view(self, gone: frozenset[ObjectId]) -> "_View":
+        """Who divides what, and what each creature may damage, in the regular step when the creatures
+        with banding in ``gone`` left in the first-strike step (``gone`` empty: as combat begins)."""
+        if gone not in self._views:
+            chooser = {c.id: self._find_chooser(c, gone) for c in self.combatants}
+            targets = {c.id: self._find_targets(c, chooser[c.id]) for c in self.combatants}
+            fate: dict[ObjectId, set[ObjectId]] = {}
+            for c in self.combatants:
+                for t, _ in targets[c.id]:
+                    fate.setdefault(t, set()).add(chooser[c.id])
+            sources = {step: self._find_sources(step, targets) for step in Step}
+            self._views[gone] = _View(chooser, targets, fate, sources)
+        return self._views[gone]
+
+    def _use_view(self, gone: frozenset[ObjectId]) -> None:
+        view = self._view(gone)
+        self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
+        self._sources = dict(view.sources)
+        if gone:  # the first-strike step is always as combat begins
+            self._sources[Step.FIRST_STRIKE] = self._view(frozenset()).sources[Step.FIRST_STRIKE]
+
+    def _find_chooser(self, c: Creature, gone: frozenset[ObjectId] = frozenset()) -> ObjectId:
         """702.22j: the defending player divides the damage of an attacker blocked by a creature with
-        banding; 702.22k: the active player divides a blocker's that blocks a creature with banding."""
+        banding; 702.22k: the active player divides a blocker's that blocks a creature with banding
+        (creatures in ``gone`` have left combat)."""
         board = self.board
         if c.attacking is not None:
             blockers = [board.creature(b) for b in board.blockers_of(c.id)]
-            if any(Keyword.BANDING in b.keywords for b in blockers):
+            if any(Keyword.BANDING in b.keywords and b.id not in gone for b in blockers):
                 return blockers[0].controller
-        elif any(Keyword.BANDING in board.creature(a).keywords for a in c.blocking):
+        elif any(Keyword.BANDING in board.creature(a).keywords and a not in gone for a in c.blocking):
             return board.active_player
         return c.controller
 
-    def _find_targets(self, c: Creature) -> list[tuple[ObjectId, str]]:
+    def _find_unstable(self) -> frozenset[ObjectId]:
+        out: set[ObjectId] = set()
+        if not self.two_steps:
+            return frozenset()
+        b = self.board
+        for c in self.sources(Step.REGULAR):
+            if self.chooser[c.id] == c.controller:
+                continue
+            others = b.blockers_of(c.id) if c.attacking is not None else c.blocking
+            banding = [k for k in others if Keyword.BANDING in b.creature(k).keywords]
+            if all(k in self._hit_first for k in banding):
+                out.update(banding)
+        return frozenset(out)
+
+    def _find_targets(self, c: Creature, chooser: ObjectId) -> list[tuple[ObjectId, str]]:
         if amount_of(c) <= 0:  # 510.1a
             return []
         if self.board.first_strike_step_done and Keyword.FIRST_STRIKE in c.keywords \
@@ -228,7 +287,7 @@ class CombatModel:
         if c.attacking is None:
             return []
         out = [(b, CREATURE) for b in self.board.blockers_of(c.id)]
-        if self.chooser[c.id] != c.controller:  # 702.22j: among its blockers only
+        if chooser != c.controller:  # 702.22j: among its blockers only
             return out
         if c.blocked and not _tramples(c) and not _two_modes(c):
             return out
@@ -239,12 +298,12 @@ class CombatModel:
             out.append((self.board.controller_of(c.attacking), CONTROLLER))
         return out
 
-    def _find_sources(self, step: Step) -> list[Creature]:
+    def _find_sources(self, step: Step, targets: Mapping[ObjectId, list]) -> list[Creature]:
         if step is Step.FIRST_STRIKE:
-            return [c for c in self.combatants if self.two_steps and first_striker(c) and self.targets(c)]
+            return [c for c in self.combatants if self.two_steps and first_striker(c) and targets[c.id]]
         if not self.two_steps:  # between the steps, creatures that only strike first have no targets
-            return [c for c in self.combatants if self.targets(c)]
-        return [c for c in self.combatants if self.targets(c)
+            return [c for c in self.combatants if targets[c.id]]
+        return [c for c in self.combatants if targets[c.id]
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
 
     def damaged_by(self, object_id: ObjectId) -> ObjectId:
@@ -262,13 +321,14 @@ class CombatModel:
         """Why this encoding cannot model the board exactly, or None. (The solver hands such boards
         to the exhaustive search when they are small enough.)"""
         board = self.board
-        for c in self.combatants:
-            if self.chooser[c.id] != c.controller and not self._stable_chooser(c):
-                return (f"banding lets the other side divide {c.id}'s damage (702.22j-k) in the first-strike "
-                        "step, and the banding creature may be gone in the regular step")
-        for t, deciders in self._fate_deciders.items():
-            if len(deciders) > 1:
-                return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
+        if self.unstable:
+            why = self._unstable_unsupported()
+            if why is not None:
+                return why
+        for gone in self.cases():
+            for t, deciders in self._view(gone).fate.items():
+                if len(deciders) > 1:
+                    return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
         if len(board.players) >= 3:
             for c in self.combatants:
                 if board.active_player not in (c.controller, self.damaged_by(c.id)):
@@ -277,7 +337,7 @@ class CombatModel:
                             "is up to the active player")
         shielded: dict[ObjectId, int] = {}
         for c in self.combatants:
-            rules = {t: self._dealt[(c.id, t)] for t, _ in self.targets(c)}
+            rules = {t: self._dealt[(c.id, t)] for t, _ in self._all_targets[c.id]}
             for t, rule in rules.items():
                 if rule.factor * (max(amount_of(c), 0) + rule.added) > MAX_DEALT:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
@@ -328,21 +388,28 @@ class CombatModel:
         return out
 
 
-    def _stable_chooser(self, c: Creature) -> bool:
-        """Whether the player dividing ``c``'s damage under banding (702.22j-k) is the same in both
-        damage steps: ``c`` deals no regular-step damage, or a creature with banding that makes it so
-        takes no first-strike damage (in a two-player game; with more players its controller could
-        lose and leave, 800.4a, so not there)."""
-        if not self.two_steps:
-            return True
+    def cases(self) -> list[frozenset[ObjectId]]:
+        """Every set of :attr:`unstable` creatures that may have left in the first-strike step."""
+        items = sorted(self.unstable)
+        return [frozenset(k for i, k in enumerate(items) if mask >> i & 1) for mask in range(2 ** len(items))]
+
+    def _unstable_unsupported(self) -> str | None:
+        """Banding whose divider may change between the steps (702.22j-k) is modeled when the
+        nonactive player of a two-player game alone decides, with its first-strike step, whether each
+        such creature with banding survives: then every model that needs the regular step knows it
+        (the solver enumerates that player's first-step replies) and builds that step as it will be
+        (see :meth:`scenario`)."""
+        c = next(iter(sorted(self.unstable)))
+        culprit = (f"banding lets the other side divide damage (702.22j-k) in the first-strike step, and "
+                   f"{c} may be gone in the regular step")
         if len(self.board.players) >= 3:
-            return False
-        if c not in self.sources(Step.REGULAR):
-            return True
-        b = self.board
-        others = b.blockers_of(c.id) if c.attacking is not None else c.blocking
-        banding = [k for k in others if Keyword.BANDING in b.creature(k).keywords]
-        return any(k not in self._hit_first for k in banding)
+            return culprit + " (in a game of three or more players)"
+        if len(self.unstable) > MAX_UNSTABLE:
+            return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
+        for s in self.sources(Step.FIRST_STRIKE):
+            if self.chooser[s.id] == self.board.active_player and any(t in self.unstable for t, _ in self.targets(s)):
+                return culprit + f", which depends on how the active player divides {s.id}'s damage"
+        return None
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
@@ -424,7 +491,7 @@ class CombatModel:
         """A bound on the damage ``c`` deals in one step, effects included (pooled shields may prevent
         none of it)."""
         amount = max(amount_of(c), 0)
-        rules = [(t, self._dealt[(c.id, t)]) for t, _ in self.targets(c)]
+        rules = [(t, self._dealt[(c.id, t)]) for t, _ in self._all_targets[c.id]]
         if all(r.identity for _, r in rules):
             return amount if rules else 0
         return sum(amount if t in self._pooled else r.apply(amount, least=False) for t, r in rules)
@@ -512,8 +579,22 @@ class CombatModel:
         the whole assignment must be legal, trample's lethal damage included, for a player who only
         blocks each creature's part on its own), and the objective parts.
         """
-        b = self.board
         st = _State(self, first)
+        gone = frozenset()
+        if self.unstable:  # the regular step as the first-strike step leaves it (702.22j-k)
+            dead = {k: st.dead[k] for k in self.unstable}
+            if not all(_is_const(v) for v in dead.values()):
+                raise ValueError("internal error: a banding divider is left to the model's first step")
+            gone = frozenset(k for k, v in dead.items() if v)
+        self._use_view(gone)
+        try:
+            return self._scenario(st, first, free, policies)
+        finally:
+            self._use_view(frozenset())
+
+    def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
+                  policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> Scenario:
+        b = self.board
         joint: dict[tuple[ObjectId, int], Expr] = {}
         for player, plist in policies.items():
             if player not in free and any(self.chooser[s.id] == player and s.attacking is not None

@@ -24,7 +24,9 @@ every other player minimizes them. Three cases:
   a growing set of the active side's second-step plans (a bound), and solving the second step
   exactly after that reply either meets the bound or yields a new plan. (With players after the
   responders on the active side, multiplayer only, verification enumerates the responders' distinct
-  replies instead: damage beyond an attacker's toughness is all alike.) The worst reply and its
+  replies instead: damage beyond a creature's toughness is all alike. So it does when the defender's
+  first-step reply decides whether a creature with banding survives to divide damage in the regular
+  step, 702.22j: each model then builds the regular step with the divider the reply leaves.) The worst reply and its
   second-step answer go back to the master, until its bound equals a verified value. Under a time
   limit the best verified line is returned.
 
@@ -61,6 +63,9 @@ MAX_ROUNDS = 200
 KEPT_PLANS = 8
 """Second-step plans of the active side carried from one verification to the next (each one makes
 the verification model larger; the ones found within a verification are always kept)."""
+UNSTABLE_REPLIES = 5_000
+"""Most defender first-step replies enumerated when they decide whether a creature with banding
+survives to divide damage in the regular step."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -143,6 +148,13 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
+    if reason is None and probe.unstable:
+        defender = [p.id for p in board.players if p.id != board.active_player]
+        replies = _count_first_step_options(probe, defender)
+        if replies > UNSTABLE_REPLIES:
+            reason = (f"banding lets the other side divide damage (702.22j-k), and whether "
+                      f"{', '.join(sorted(probe.unstable))} survive the first-strike step depends on "
+                      f"more than {UNSTABLE_REPLIES} first-step replies")
     if reason is None and probe.coupled_gain is not None \
             and _combined_range(objective_ranges(probe)) > max_combined_range:
         reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
@@ -428,8 +440,9 @@ class _Game:
             if master is None:
                 break
             bound, lead, follow = master
-            found = None if followers else self._verify_by_plans(lead)
-            if found is None and not followers:
+            enumerate_replies = bool(followers or probe.unstable)  # else a model picks the reply
+            found = None if enumerate_replies else self._verify_by_plans(lead)
+            if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
             if found is None:
                 if not replies and _count_first_step_options(probe, self.responders) > MAX_REPLIES:
@@ -694,9 +707,10 @@ def _distinct_splits(amount: int, caps: Sequence[int]):
 
 
 def _split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
-    """Every distinct way blocker ``s`` can divide its first-strike damage among the attackers it
-    blocks (510.1d). Damage beyond an attacker's toughness is alike, except for a lifelink source
-    whose damage dealt depends on where it goes (effects, 120.3f): then every split is distinct."""
+    """Every distinct way ``s``'s first-strike damage can be divided among the creatures it may damage
+    (a blocker's attackers, 510.1d, or an attacker's blockers when the defender divides, 702.22j).
+    Damage beyond a creature's toughness is alike, except for a lifelink source whose damage dealt
+    depends on where it goes (effects, 120.3f): then every split is distinct."""
     targets = [t for t, _ in cm.targets(s)]
     amount = amount_of(s)
     exact = Keyword.LIFELINK in s.keywords and not all(cm.identity((s.id, t)) for t in targets)
@@ -720,7 +734,6 @@ def _first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[di
     independent of each other and of everyone else's, 510.1d)."""
     rows = []
     for s in cm.sources(Step.FIRST_STRIKE):
-        if cm.chooser[s.id] in players:
-            assert s.attacking is None, "responders and followers only block"
+        if cm.chooser[s.id] in players:  # blockers, or attackers the defender divides (702.22j)
             rows.append(_split_options(cm, s))
     return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]

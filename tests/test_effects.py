@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from optimizer import InvalidBoardError, load_board
+from optimizer.bruteforce import count_leaves
 from scenarios import attacker, blocker, check_line, make_board, player, solved
 
 FURNACE = {"kind": "double"}
@@ -319,16 +320,45 @@ def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
     assert result.objective == {"kills": 0}  # B prevents all of the deathtoucher's damage; 3 < 4
 
 
-def test_banding_blocker_killed_by_first_strike_on_a_large_board_is_solved_stepwise():
-    """Too large for the whole exhaustive search: the first-strike step is searched and each regular
-    step solved by CP-SAT. The first striker f kills the banding 1/1 x, so A divides each attacker's
-    regular damage and kills all three 0/4 walls; with x alive B would divide and save them."""
+def test_banding_blocker_killed_by_first_strike_on_a_large_board_goes_through_the_encoding():
+    """702.22j across 510.4 (93,312 lines for the exhaustive search): the first striker f kills the banding
+    1/1 x (B divides f's damage, all of it to x), so A divides each attacker's regular damage and kills
+    all three 0/4 walls; with x alive B would divide and save them. Whether x survives is B's to
+    decide with its first-step reply, so each model of the regular step knows who divides."""
     attackers = [attacker(f"a{i}", 4, 4, "B") for i in range(3)]
     walls = [blocker(f"w{i}", 0, 4, [f"a{j}" for j in range(3)]) for i in range(3)]
     board = make_board(attacker("f", 1, 1, "B", "first strike"), *attackers, *walls,
                        blocker("x", 0, 1, ["f", "a0", "a1", "a2"], "banding"))
     result = solved(board, ["kills"])
-    assert result.method == "stepwise" and result.objective == {"kills": 4}
+    assert result.method == "cp-sat" and result.objective == {"kills": 4}
+
+
+def test_banding_defender_keeps_its_banding_blocker_alive_to_stop_trample():
+    """702.22j across 510.4: the 2/2 first striker f is blocked by the banding 0/2 x and a 0/1 y, so B
+    divides its damage; the 3/3 trampler a is blocked by both. If x died, A would divide a's regular
+    damage: 1 to y, 2 trampling over. B keeps x alive (at most 1 of f's damage on it) and divides a's
+    damage among its blockers only: B takes nothing."""
+    board = make_board(attacker("f", 2, 2, "B", "first strike"), attacker("a", 3, 3, "B", "trample"),
+                       blocker("x", 0, 2, ["f", "a"], "banding"), blocker("y", 0, 1, ["f", "a"]))
+    result = solved(board, ["player_damage"])
+    assert result.objective == {"player_damage": 0} and result.method == "cp-sat"
+    assert assigned(result).get(("f", "x"), 0) <= 1  # x survives the first step; a's damage is B's
+    killing_x = check_line(board, dmg("f", "x", 2, "first_strike"), dmg("a", "y", 1), dmg("a", "B", 2))
+    assert killing_x.legal and killing_x.outcome.players["B"].damage_taken == 2
+
+
+def test_banding_attacker_killed_by_first_strike_on_a_large_board_is_solved_stepwise():
+    """702.22k across 510.4, too large for the exhaustive search, and left to the stepwise search (the
+    first-strike damage that decides whether the banding attacker survives is the active player's to
+    divide): the first-strike 1/1 fs kills the banding 1/1 ab, so B, not A, divides its 3/5s'
+    regular damage and kills all three 3/3 attackers."""
+    others = [attacker(f"a{i}", 3, 3, "B") for i in range(3)]
+    walls = [blocker(f"y{i}", 3, 5, ["ab", "a0", "a1", "a2"]) for i in range(3)]
+    board = make_board(attacker("ab", 1, 1, "B", "banding"), *others, *walls,
+                       blocker("fs", 1, 1, ["ab"], "first strike"))
+    assert count_leaves(board) > 100_000
+    result = solved(board, ["survivors"])
+    assert result.method == "stepwise" and result.objective == {"survivors": 0}
 
 
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
