@@ -198,6 +198,9 @@ class CombatModel:
         self.unstable: frozenset[ObjectId] = self._find_unstable()
         """Creatures with banding that make the other side divide some creature's regular-step damage
         and that first-strike damage could destroy (the divider then changes, 702.22j-k)."""
+        self.case: frozenset[ObjectId] | None = None
+        """When the active player's first step decides which :attr:`unstable` creatures leave: the
+        ones this model requires to leave (the solver tries every case)."""
         self._all_targets = {c.id: list(dict.fromkeys(
             t for gone in (frozenset(), self.unstable) for t in self._view(gone).targets[c.id]))
             for c in self.combatants}
@@ -394,11 +397,12 @@ class CombatModel:
         return [frozenset(k for i, k in enumerate(items) if mask >> i & 1) for mask in range(2 ** len(items))]
 
     def _unstable_unsupported(self) -> str | None:
-        """Banding whose divider may change between the steps (702.22j-k) is modeled when the
-        nonactive player of a two-player game alone decides, with its first-strike step, whether each
-        such creature with banding survives: then every model that needs the regular step knows it
-        (the solver enumerates that player's first-step replies) and builds that step as it will be
-        (see :meth:`scenario`)."""
+        """Banding whose divider may change between the steps (702.22j-k) is modeled in a two-player
+        game when one player alone decides, with its first-strike division, whether each such creature
+        with banding survives. The defending player: the solver enumerates its first-step replies, so
+        every model that needs the regular step knows it. The active player: the solver tries each
+        case, which its models then require (:attr:`case`). Either way each regular step is built as
+        it will be (see :meth:`scenario`)."""
         c = next(iter(sorted(self.unstable)))
         culprit = (f"banding lets the other side divide damage (702.22j-k) in the first-strike step, and "
                    f"{c} may be gone in the regular step")
@@ -406,10 +410,16 @@ class CombatModel:
             return culprit + " (in a game of three or more players)"
         if len(self.unstable) > MAX_UNSTABLE:
             return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
-        for s in self.sources(Step.FIRST_STRIKE):
-            if self.chooser[s.id] == self.board.active_player and any(t in self.unstable for t, _ in self.targets(s)):
-                return culprit + f", which depends on how the active player divides {s.id}'s damage"
+        if len({self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
+                if any(t in self.unstable for t, _ in self.targets(s))}) > 1:
+            return culprit + ", which both players' first-strike damage decides"
         return None
+
+    def active_decides_unstable(self) -> bool:
+        """Whether the active player's first-strike division decides which :attr:`unstable` creatures
+        survive (702.22k: the blockers of a banding attacker); else the defending player's does."""
+        return any(self.chooser[s.id] == self.board.active_player and any(t in self.unstable for t, _ in self.targets(s))
+                   for s in self.sources(Step.FIRST_STRIKE))
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
@@ -580,12 +590,15 @@ class CombatModel:
         blocks each creature's part on its own), and the objective parts.
         """
         st = _State(self, first)
-        gone = frozenset()
+        gone: frozenset[ObjectId] = frozenset()
         if self.unstable:  # the regular step as the first-strike step leaves it (702.22j-k)
             dead = {k: st.dead[k] for k in self.unstable}
-            if not all(_is_const(v) for v in dead.values()):
-                raise ValueError("internal error: a banding divider is left to the model's first step")
-            gone = frozenset(k for k, v in dead.items() if v)
+            for k, v in dead.items():
+                if not _is_const(v):  # the active player's first step decides: it must leave the case
+                    if self.case is None:
+                        raise ValueError("internal error: a banding divider is left to the model's first step")
+                    self.model.add(v == int(k in self.case))
+            gone = frozenset(k for k, v in dead.items() if (v if _is_const(v) else k in self.case))
         self._use_view(gone)
         try:
             return self._scenario(st, first, free, policies)

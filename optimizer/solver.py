@@ -78,6 +78,10 @@ EXHAUSTIVE_LIMIT = 100_000
 not model."""
 
 
+class _CaseInfeasible(Exception):
+    """The active player's first step cannot leave the case being solved (see ``_Game._by_cases``)."""
+
+
 class SolverError(RuntimeError):
     """CP-SAT or the result check failed in a way that valid input should never cause."""
 
@@ -148,17 +152,20 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
-    if reason is None and probe.unstable:
+    if reason is None and probe.unstable and not probe.active_decides_unstable():
         defender = [p.id for p in board.players if p.id != board.active_player]
         replies = _count_first_step_options(probe, defender)
         if replies > UNSTABLE_REPLIES:
             reason = (f"banding lets the other side divide damage (702.22j-k), and whether "
                       f"{', '.join(sorted(probe.unstable))} survive the first-strike step depends on "
                       f"more than {UNSTABLE_REPLIES} first-step replies")
-    if reason is None and probe.coupled_gain is not None \
-            and _combined_range(objective_ranges(probe)) > max_combined_range:
-        reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
-                  "objectives' ranges are too wide to combine")
+    if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
+        if probe.coupled_gain is not None:
+            reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
+                      "objectives' ranges are too wide to combine")
+        elif probe.unstable and probe.active_decides_unstable():
+            reason = ("the active player's first-strike damage decides who divides damage in the regular "
+                      "step (banding, 702.22k), and the objectives' ranges are too wide to combine")
     if reason is not None:
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
@@ -199,11 +206,19 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     played: dict[str, Any] = {}
     proven = True
 
+    in_combat = {c.id for c in board.combatants}
+
     def regular_step(later: Board):
-        """The regular step's best play; None (search it) when a player has left the game."""
-        if not all(p.in_game for p in later.players):
+        """The regular step's best play; None (search it) when a player has left the game, or when,
+        with three or more players, a creature that was in combat no longer is (its attackers died)
+        but may still leave with its controller (800.4a): the objectives count it, and a model of the
+        later board would not see it."""
+        stranded = len(later.players) >= 3 and any(
+            later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
+        if not all(p.in_game for p in later.players) or stranded:
             if count_leaves(later) > EXHAUSTIVE_LIMIT:
-                raise refused("a player who loses in the first-strike step leaves too large a search")
+                raise refused("a player who loses in the first-strike step, or a creature out of combat "
+                              "that may leave with its controller (800.4a), leaves too large a search")
             return None
         key = repr(later)
         nonlocal proven
@@ -302,6 +317,8 @@ class _Game:
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
         self._second_steps: dict[tuple, tuple[tuple[Assignment, ...], int]] = {}
+        self.case: frozenset[ObjectId] | None = None
+        """The creatures with banding the active player's first step must destroy (see :meth:`_by_cases`)."""
         self.plans: list[dict[Cell, int]] = []
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
@@ -319,7 +336,12 @@ class _Game:
         if self._probe_unused:
             self._probe_unused = False
             return self.probe
-        return CombatModel(self.board, self.decider, self.names)
+        return self._model()
+
+    def _model(self) -> CombatModel:
+        cm = CombatModel(self.board, self.decider, self.names)
+        cm.case = self.case
+        return cm
 
     def scalar(self, values: Mapping[str, int]) -> int:
         """The objective values as one number whose order is the lexicographic order."""
@@ -333,6 +355,32 @@ class _Game:
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
+        if probe.unstable and probe.active_decides_unstable():
+            return self._by_cases()
+        return self._two_steps()
+
+    def _by_cases(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        """702.22k across 510.4: the active player's first-strike division decides which creatures
+        with banding survive, and so who divides some regular-step damage. Each case (which of them
+        leave) is solved with the models requiring it; the active side takes the best case."""
+        best: tuple[tuple[Assignment, ...], int] | None = None
+        for case in self.probe.cases():
+            self.case = self.probe.case = case
+            try:
+                line, value, _ = self._two_steps()
+            except _CaseInfeasible:
+                continue
+            finally:
+                self.case = self.probe.case = None
+            assert value is not None, "cases are compared on combined objectives"
+            if best is None or self.master_sign * value > self.master_sign * best[1]:
+                best = (line, value)
+        if best is None:
+            raise SolverError("internal error: no case of the banding creatures' survival is possible")
+        return best[0], best[1], self.proven
+
+    def _two_steps(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        probe = self.probe
         responder_choice = any(probe.has_choice(c) for c in probe.combatants if probe.chooser[c.id] in self.responders)
         if not responder_choice:
             return self._joint()
@@ -440,7 +488,8 @@ class _Game:
             if master is None:
                 break
             bound, lead, follow = master
-            enumerate_replies = bool(followers or probe.unstable)  # else a model picks the reply
+            # else a model picks the reply (not when the reply decides who divides in the regular step)
+            enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable()))
             found = None if enumerate_replies else self._verify_by_plans(lead)
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
@@ -476,7 +525,7 @@ class _Game:
 
     def _master(self, leaders: list[ObjectId], followers: list[ObjectId], scenarios: list[dict[Cell, int]],
                 policies: list[dict[Cell, int]]):
-        cm = CombatModel(self.board, self.decider, self.names)
+        cm = self._model()
         fs = cm.sources(Step.FIRST_STRIKE)
         lead = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in leaders])
         cm.first_step_trample(lead)
@@ -554,7 +603,7 @@ class _Game:
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 return None
-            cm = CombatModel(self.board, self.decider, self.names)
+            cm = self._model()
             fs = cm.sources(Step.FIRST_STRIKE)
             fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] not in self.responders], fixed=lead)
             free = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders])
@@ -631,7 +680,10 @@ class _Game:
                 solver = cp_model.CpSolver()
                 self.settings.apply(solver, None)
                 solver.parameters.max_deterministic_time = 10.0
-                if solver.solve(cm.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                status = solver.solve(cm.model)
+                if status == cp_model.INFEASIBLE and self.case is not None:
+                    raise _CaseInfeasible()
+                if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     raise SolverError("internal error: no legal assignment found")
                 break
             if len(stages) > 1 and not isinstance(expr, int):
@@ -658,6 +710,8 @@ class _Game:
             status = solver.solve(model)
         if status == cp_model.INFEASIBLE and infeasible_ok:
             return None
+        if status == cp_model.INFEASIBLE and self.case is not None:
+            raise _CaseInfeasible()
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")

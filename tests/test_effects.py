@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from optimizer import InvalidBoardError, load_board
-from optimizer.bruteforce import count_leaves
 from scenarios import attacker, blocker, check_line, make_board, player, solved
 
 FURNACE = {"kind": "double"}
@@ -347,18 +346,17 @@ def test_banding_defender_keeps_its_banding_blocker_alive_to_stop_trample():
     assert killing_x.legal and killing_x.outcome.players["B"].damage_taken == 2
 
 
-def test_banding_attacker_killed_by_first_strike_on_a_large_board_is_solved_stepwise():
-    """702.22k across 510.4, too large for the exhaustive search, and left to the stepwise search (the
-    first-strike damage that decides whether the banding attacker survives is the active player's to
-    divide): the first-strike 1/1 fs kills the banding 1/1 ab, so B, not A, divides its 3/5s'
-    regular damage and kills all three 3/3 attackers."""
-    others = [attacker(f"a{i}", 3, 3, "B") for i in range(3)]
-    walls = [blocker(f"y{i}", 3, 5, ["ab", "a0", "a1", "a2"]) for i in range(3)]
-    board = make_board(attacker("ab", 1, 1, "B", "banding"), *others, *walls,
-                       blocker("fs", 1, 1, ["ab"], "first strike"))
-    assert count_leaves(board) > 100_000
+def test_active_player_keeps_its_banding_attacker_alive_to_keep_dividing():
+    """702.22k across 510.4: the first-strike 1/1 fs blocks the banding 1/1 ab and the 3/3 a0, so A
+    divides fs's damage. Killing ab would give B the division of the 3/5 y's regular damage (all 3 on
+    a0: both attackers lost); A puts fs's damage on a0 instead, keeps dividing y's damage itself,
+    and puts at most 1 of it on a0: a0 survives."""
+    board = make_board(attacker("ab", 1, 1, "B", "banding"), attacker("a0", 3, 3, "B"),
+                       blocker("fs", 1, 1, ["ab", "a0"], "first strike"), blocker("y", 3, 5, ["ab", "a0"]))
     result = solved(board, ["survivors"])
-    assert result.method == "stepwise" and result.objective == {"survivors": 0}
+    assert result.objective == {"survivors": 1} and result.method == "cp-sat"
+    assert assigned(result)[("fs", "a0")] == 1 and assigned(result).get(("y", "a0"), 0) <= 1
+    assert "a0" not in result.outcome.destroyed
 
 
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
@@ -374,6 +372,24 @@ def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
     result = solved(board(4), ["kills"])
     assert result.method == "stepwise" and result.objective == {"kills": 0}
     assert solved(board(1), ["kills"]).objective == {"kills": 1}
+
+
+def test_stepwise_search_counts_blockers_left_out_of_combat_leaving_with_their_player(monkeypatch):
+    """800.4a across 510.4, three players: the first-strike x kills a1, so y no longer blocks anything
+    in the regular step, yet it still leaves if B loses. A's Thorn-style a2 may hit B (at 1 life) as
+    though unblocked, which for the deciding C would make x, y and b leave; A replies worst for C and
+    hits b instead: 3 kills (a1, b, and a2 from b's damage), not 5. (The stepwise search once solved
+    that regular step on a board without y in combat and got 5.)"""
+    import optimizer.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
+    board = make_board(
+        attacker("a1", 1, 1, "B"), attacker("a2", 1, 1, "B", may_assign_as_though_unblocked=True),
+        blocker("x", 1, 1, "a1", "first strike"), blocker("y", 0, 1, "a1"), blocker("b", 1, 1, "a2"),
+        players=[player("A"), player("B", 1), player("C")])
+    result = solver_module._exhaustive(board, "C", ("kills",), "forced", solver_module.SolverSettings())
+    assert result.method == "stepwise" and result.objective == {"kills": 3}
+    assert assigned(result)[("a2", "b")] == 1
 
 
 def test_shield_across_both_steps_on_a_large_board_solves_each_regular_step_with_cpsat():
