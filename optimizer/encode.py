@@ -212,6 +212,11 @@ class CombatModel:
         self._pooled: set[ObjectId] = self._find_pooled()
         """Recipients whose shields several sources' damage can reach, where it does not matter which
         damage the shields prevent (see :meth:`_find_pooled`)."""
+        self.coupled_fates: frozenset[ObjectId] = self._find_coupled_fates()
+        """On a one-step two-player board: what takes damage divided by both players (banding on
+        some of the sources, 702.22j-k). Its fate is scored with the defending player's choices, as
+        the later announcer (510.1), from both players' damage; the solver then refines over the
+        defending player's replies instead of solving everyone's part in one model."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
         whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
@@ -309,9 +314,20 @@ class CombatModel:
         return [c for c in self.combatants if targets[c.id]
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
 
+    def _find_coupled_fates(self) -> frozenset[ObjectId]:
+        if self.two_steps or len(self.board.players) != 2:
+            return frozenset()
+        return frozenset(t for t, deciders in self._fate_deciders.items() if len(deciders) > 1)
+
+    def responder(self) -> ObjectId:
+        """The defending player of a two-player game: the later announcer (510.1)."""
+        return next(p.id for p in self.board.players if p.id != self.board.active_player)
+
     def damaged_by(self, object_id: ObjectId) -> ObjectId:
         """The player whose choices decide ``object_id``'s fate: who divides the damage dealt to it
-        (attackers: normally their defending player)."""
+        (attackers: normally their defending player; see :attr:`coupled_fates` for both players)."""
+        if object_id in self.coupled_fates:
+            return self.responder()
         deciders = self._fate_deciders.get(object_id, set())
         if len(deciders) == 1:
             return next(iter(deciders))
@@ -330,8 +346,10 @@ class CombatModel:
                 return why
         for gone in self.cases():
             for t, deciders in self._view(gone).fate.items():
-                if len(deciders) > 1:
+                if len(deciders) > 1 and t not in self.coupled_fates:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
+        if self.coupled_fates and self.coupled_gain is not None:
+            return "both sides divide damage dealt to some creatures while a lifelink blocker's gain is coupled"
         if len(board.players) >= 3:
             for c in self.combatants:
                 if board.active_player not in (c.controller, self.damaged_by(c.id)):
@@ -642,8 +660,12 @@ class CombatModel:
                               incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
                               pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
         parts: dict[PartKey, dict[str, Term]] = {}
+        shared = {cell: v for cell, v in copies.get(b.active_player, {}).items() if cell[1] in self.coupled_fates}
         for key, cells in copies.items():
-            parts[key] = self._terms(st, cells, key if isinstance(key, str) else key[0])
+            player = key if isinstance(key, str) else key[0]
+            if shared and player != b.active_player:  # coupled fates see the active player's damage too
+                cells = {**shared, **cells}
+            parts[key] = self._terms(st, cells, player)
         all_cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in first.items()}
         for key, cells in copies.items():
             if isinstance(key, str):

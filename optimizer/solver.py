@@ -11,7 +11,8 @@ every other player minimizes them. Three cases:
   minimizes the others' at once, and that is the game value. (Except when the defending player's
   division of its lifelink blockers' damage changes the life it gains and so whether the active
   player's damage is lethal: then its best division for each total gain comes first, one model each,
-  and the active player's model takes the defender's best reply among those.)
+  and the active player's model takes the defender's best reply among those. And when a creature
+  takes damage divided by both players, banding: the defender's replies are refined over, as below.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
   never have a choice (none of their creatures blocks two attackers). One model holds the first
   step, the symbolic state after it, and the second step; the active player's side chooses both
@@ -162,6 +163,9 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
+                      "objectives' ranges are too wide to combine")
+        elif probe.coupled_fates:
+            reason = ("both players divide damage dealt to some creatures (banding, 702.22j-k), and the "
                       "objectives' ranges are too wide to combine")
         elif probe.unstable and probe.active_decides_unstable():
             reason = ("the active player's first-strike damage decides who divides damage in the regular "
@@ -352,6 +356,8 @@ class _Game:
         probe = self.probe
         if probe.coupled_gain is not None:
             return self._coupled_gain()
+        if probe.coupled_fates:
+            return self._coupled_fates()
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
@@ -466,6 +472,64 @@ class _Game:
         values.update(replies[chosen][1])
         value = _value(solver, active) + replies[chosen][0] + weight * _value(solver, lost[chosen])
         return _line(values), (value if self.proven else None), self.proven
+
+    # --- one step, creatures whose damage both players divide -------------------------------------
+    def _coupled_fates(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        """One damage step where some creature takes damage divided by both players (banding,
+        702.22j-k): the defending player announces after the active player (510.1) and replies to
+        it. Refinement: a master model picks the active player's damage against a growing set of
+        the defender's replies (each used where legal, else a default), scoring the defender's best
+        of them; the defender's exact reply to that damage either meets the master's bound or joins
+        the set."""
+        board, probe = self.board, self.probe
+        active, defender = board.active_player, probe.responder()
+        if not self.combine:
+            raise SolverError("internal error: coupled fates need combined objectives")
+        replies: list[dict[Cell, int]] = []
+        best: tuple[int, tuple[Assignment, ...]] | None = None
+        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
+        sign = self.sign[active]
+        for _ in range(MAX_ROUNDS):
+            cm = self._model()
+            sc = cm.scenario({}, free={active}, policies={defender: [None] + replies})
+            total = self._scalar_expr(sc.parts[active]) + self._best_plan(cm, sc, defender, len(replies) + 1, big)
+            t = cm.model.new_int_var(-2 * big, 2 * big, "t")
+            cm.model.add(t <= total) if sign > 0 else cm.model.add(t >= total)
+            solver = self._run_toward(cm, t, maximize=sign > 0)
+            if solver is None:
+                break
+            bound = int(solver.value(t))
+            lead = {k: _value(solver, v) for k, v in sc.cells.items()}
+            line, value = self._reply(lead)
+            if best is None or sign * value > sign * best[0]:
+                best = (value, line)
+            if value == bound:
+                return line, value, self.proven
+            reply = {(a.source, a.target): a.amount for a in line if probe.chooser[a.source] == defender}
+            if reply in replies:
+                raise SolverError("internal error: a reply does not tighten the bound")
+            replies.append(reply)
+            if self._expired():
+                break
+        else:
+            raise SolverError(f"internal error: refinement did not converge in {MAX_ROUNDS} rounds")
+        self.proven = False
+        if best is None:  # out of time before any master: the defender's reply to the plainest damage
+            return self._fixed_first_step({})[0], None, False
+        return best[1], best[0], False
+
+    def _reply(self, lead: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[tuple[Assignment, ...], int]:
+        """The defender's best reply to the active player's one-step damage ``lead``, and the value."""
+        cm = self._model()
+        sc = cm.scenario({}, free={p.id for p in self.board.players}, policies={})
+        for key, v in sc.cells.items():
+            if cm.chooser[key[1]] == self.board.active_player and not _is_fixed(v):
+                cm.model.add(v == lead[key])
+        stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
+        values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
+        if value is None:
+            value = self._line_value(_line(values))
+        return _line(values), value
 
     # --- refinement ---------------------------------------------------------------------------------
     def _refine(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
@@ -723,6 +787,10 @@ class _Game:
 
     def _expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+def _is_fixed(v: Expr) -> bool:
+    return isinstance(v, int)
 
 
 def _value(solver: cp_model.CpSolver, v: Expr) -> int:

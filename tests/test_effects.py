@@ -332,6 +332,20 @@ def test_banding_blocker_killed_by_first_strike_on_a_large_board_goes_through_th
     assert result.method == "cp-sat" and result.objective == {"kills": 4}
 
 
+def test_blocker_whose_damage_both_players_divide_replies_after_the_active_player():
+    """702.22j with 510.1: the 0/4 y blocks the 3/3 x1 (A divides) and the 2/2 x2, which the banding
+    0/1 k also blocks (B divides x2's damage). B announces after A and keeps y alive when it can: if
+    A put 3 on y, B would put x2's 2 on k (one kill). A kills the 0/1 z with 1 and puts 2 on y; then
+    whatever B does, two of its creatures die."""
+    board = make_board(attacker("x1", 3, 3, "B"), attacker("x2", 2, 2, "B"),
+                       blocker("y", 0, 4, ["x1", "x2"]), blocker("z", 0, 1, "x1"), blocker("k", 0, 1, "x2", "banding"))
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 2} and result.method == "cp-sat"
+    assert assigned(result)[("x1", "z")] >= 1
+    greedy = check_line(board, dmg("x1", "y", 3), dmg("x2", "k", 2))
+    assert greedy.legal and len(greedy.outcome.destroyed) == 1  # B's reply to all 3 on y
+
+
 def test_banding_defender_keeps_its_banding_blocker_alive_to_stop_trample():
     """702.22j across 510.4: the 2/2 first striker f is blocked by the banding 0/2 x and a 0/1 y, so B
     divides its damage; the 3/3 trampler a is blocked by both. If x died, A would divide a's regular
