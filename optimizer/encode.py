@@ -202,7 +202,7 @@ class CombatModel:
         """When the active player's first step decides which :attr:`unstable` creatures leave: the
         ones this model requires to leave (the solver tries every case)."""
         self._all_targets = {c.id: list(dict.fromkeys(
-            t for gone in (frozenset(), self.unstable) for t in self._view(gone).targets[c.id]))
+            t for gone in (frozenset(), self.unstable) for t in self.view(gone).targets[c.id]))
             for c in self.combatants}
         """Everything each creature could assign damage to, whoever divides it."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
@@ -236,7 +236,7 @@ class CombatModel:
         """Creatures that assign damage in ``step`` if they are still around (510.4, 702.4b, 702.7b)."""
         return self._sources[step]
 
-    def _view(self, gone: frozenset[ObjectId]) -> "_View":
+    def view(self, gone: frozenset[ObjectId]) -> "_View":
         """Who divides what, and what each creature may damage, in the regular step when the creatures
         with banding in ``gone`` left in the first-strike step (``gone`` empty: as combat begins)."""
         if gone not in self._views:
@@ -251,11 +251,11 @@ class CombatModel:
         return self._views[gone]
 
     def _use_view(self, gone: frozenset[ObjectId]) -> None:
-        view = self._view(gone)
+        view = self.view(gone)
         self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
         self._sources = dict(view.sources)
         if gone:  # the first-strike step is always as combat begins
-            self._sources[Step.FIRST_STRIKE] = self._view(frozenset()).sources[Step.FIRST_STRIKE]
+            self._sources[Step.FIRST_STRIKE] = self.view(frozenset()).sources[Step.FIRST_STRIKE]
 
     def _find_chooser(self, c: Creature, gone: frozenset[ObjectId] = frozenset()) -> ObjectId:
         """702.22j: the defending player divides the damage of an attacker blocked by a creature with
@@ -345,7 +345,7 @@ class CombatModel:
             if why is not None:
                 return why
         for gone in self.cases():
-            for t, deciders in self._view(gone).fate.items():
+            for t, deciders in self.view(gone).fate.items():
                 if len(deciders) > 1 and t not in self.coupled_fates:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
         if self.coupled_fates and self.coupled_gain is not None:

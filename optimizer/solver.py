@@ -52,7 +52,7 @@ from .dealing import DealingChoice
 from .encode import Cell, CombatModel, Expr, Term, amount_of
 from .errors import InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
-from .rules import Outcome, damage_steps
+from .rules import Outcome, damage_steps, first_step
 from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
@@ -443,7 +443,8 @@ class _Game:
         low, high = cm.bounds(gain) or (0, sum(cm.most_dealt(c) for c in cm.coupled_sources()))
         level_var = cm._int(low, high, "coupled_gain")
         cm.model.add(level_var == gain)
-        cm.model.minimize(self._scalar_expr(sc.parts[q]))
+        part = self._scalar_expr(sc.parts[q])
+        cm.model.minimize(part)
         replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
         for level in range(low, high + 1):
             domain = cm.model.proto.variables[level_var.index].domain  # [low, high], narrowed to one value
@@ -451,7 +452,7 @@ class _Game:
             solver = self._run(cm.model, infeasible_ok=True)
             if solver is None:
                 continue  # no division gains exactly this much (or out of time: then unproven)
-            replies[level] = (int(solver.objective_value),
+            replies[level] = (_value(solver, part),  # exact (objective_value is a float)
                               {k: _value(solver, v) for k, v in sc.cells.items() if probe.chooser[k[1]] == q})
         weight = self.weights[self.names.index("lethal")]
         main = CombatModel(board, self.decider, self.names)
@@ -690,8 +691,9 @@ class _Game:
             value = self._line_value(line) if model_value is None else model_value
             if value == bound:
                 return value, line, reply, [self._responders_second_step(line)], True
+            chooser = self._regular_chooser(line)
             plan = {(a.source, a.target): a.amount for a in line
-                    if a.step is Step.REGULAR and self.probe.chooser[a.source] not in self.responders}
+                    if a.step is Step.REGULAR and chooser[a.source] not in self.responders}
             if plan in plans:  # cannot happen: a plan is legal on the state it was found on
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
@@ -703,8 +705,18 @@ class _Game:
 
     def _responders_second_step(self, line: tuple[Assignment, ...]) -> dict[Cell, int]:
         """The responders' regular-step assignment in ``line``, as a policy for the master."""
+        chooser = self._regular_chooser(line)
         return {(a.source, a.target): a.amount for a in line
-                if a.step is Step.REGULAR and self.probe.chooser[a.source] in self.responders}
+                if a.step is Step.REGULAR and chooser[a.source] in self.responders}
+
+    def _regular_chooser(self, line: tuple[Assignment, ...]) -> Mapping[ObjectId, ObjectId]:
+        """Who divided each creature's regular-step damage in ``line``: as combat began, unless a
+        creature with banding that made the other side divide left in the first-strike step."""
+        probe = self.probe
+        if not probe.unstable:
+            return probe.chooser
+        outcome, _ = first_step(self.board, line, self.dealing(line))
+        return probe.view(frozenset(probe.unstable & set(outcome.destroyed))).chooser
 
     def _line_value(self, line: tuple[Assignment, ...]) -> int:
         result = check(self.board, line)
