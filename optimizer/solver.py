@@ -57,6 +57,8 @@ from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
+MAXMIN_LINEARIZATION = True
+"""Use CP-SAT's linear relaxation (linearization level 1) on max-min models (see ``_Game._run``)."""
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
@@ -157,8 +159,9 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         defender = [p.id for p in board.players if p.id != board.active_player]
         replies = _count_first_step_options(probe, defender)
         if replies > UNSTABLE_REPLIES:
-            reason = (f"banding lets the other side divide damage (702.22j-k), and whether "
-                      f"{', '.join(sorted(probe.unstable))} survive the first-strike step depends on "
+            names = sorted(probe.unstable)
+            reason = (f"banding lets the other side divide damage (702.22j-k), and whether {', '.join(names)} "
+                      f"{'survives' if len(names) == 1 else 'survive'} the first-strike step depends on "
                       f"more than {UNSTABLE_REPLIES} first-step replies")
     if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
         if probe.coupled_gain is not None:
@@ -772,14 +775,20 @@ class _Game:
         return {k: _value(solver, v) for k, v in cells.items()}, (None if total is None else _value(solver, total))
 
     def _run_toward(self, cm: CombatModel, t: cp_model.IntVar, maximize: bool) -> cp_model.CpSolver | None:
+        """Optimize ``t``, bounded by the scenarios' totals (a max-min model)."""
         cm.model.maximize(t) if maximize else cm.model.minimize(t)
-        return self._run(cm.model)
+        return self._run(cm.model, bounded=True)
 
-    def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False) -> cp_model.CpSolver | None:
-        """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible)."""
+    def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False,
+             bounded: bool = False) -> cp_model.CpSolver | None:
+        """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible).
+        ``bounded``: the objective is a variable bounded by sums (max-min models), where CP-SAT
+        without its linear relaxation can search for seconds on a model of twenty variables."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
+        if bounded and MAXMIN_LINEARIZATION:
+            solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
             solver.parameters.cp_model_presolve = False  # a presolve failure (seen in ortools 9.15): retry without
