@@ -58,7 +58,8 @@ from .schema import load_board
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
 MAXMIN_LINEARIZATION = True
-"""Use CP-SAT's linear relaxation (linearization level 1) on max-min models (see ``_Game._run``)."""
+"""Use CP-SAT's linear relaxation (linearization level 1) on max-min models solved without presolve
+(see ``_Game._run``)."""
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
@@ -783,11 +784,12 @@ class _Game:
              bounded: bool = False) -> cp_model.CpSolver | None:
         """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible).
         ``bounded``: the objective is a variable bounded by sums (max-min models), where CP-SAT
-        without its linear relaxation can search for seconds on a model of twenty variables."""
+        without presolve or its linear relaxation can search for seconds on a model of twenty
+        variables; small models (no presolve) get the relaxation."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
-        if bounded and MAXMIN_LINEARIZATION:
+        if bounded and MAXMIN_LINEARIZATION and not solver.parameters.cp_model_presolve:
             solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
