@@ -320,6 +320,8 @@ class _Game:
             self.weights.append(weight)
             weight *= hi - lo + 1
         self.weights.reverse()
+        self.big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
+        """A bound on any one scalar objective value (with slack), for the max-min models' variables."""
         self.sign = {p.id: (1 if p.id == decider else -1) for p in board.players}
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
@@ -459,16 +461,15 @@ class _Game:
             replies[level] = (_value(solver, part),  # exact (objective_value is a float)
                               {k: _value(solver, v) for k, v in sc.cells.items() if probe.chooser[k[1]] == q})
         weight = self.weights[self.names.index("lethal")]
-        main = CombatModel(board, self.decider, self.names)
+        main = self._model()
         msc = main.scenario({}, free=free, policies={})
         lost = {level: main.coupled_lost(msc, level) for level in replies}
-        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
-        reply = main.model.new_int_var(-big, big, "reply")
+        reply = main.model.new_int_var(-self.big, self.big, "reply")
         for level, (value, _) in replies.items():
             main.model.add(reply <= value + weight * lost[level])
         active = self._scalar_expr(msc.parts[board.active_player])
         main.model.maximize(active + reply)
-        solver = self._run(main.model) if replies else None
+        solver = self._run(main.model, bounded=True) if replies else None
         if solver is None:  # out of time: a legal line, its value unproven
             self.proven = False
             return self._fixed_first_step({})[0], None, False
@@ -492,13 +493,12 @@ class _Game:
             raise SolverError("internal error: coupled fates need combined objectives")
         replies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
-        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
         sign = self.sign[active]
         for _ in range(MAX_ROUNDS):
             cm = self._model()
             sc = cm.scenario({}, free={active}, policies={defender: [None] + replies})
-            total = self._scalar_expr(sc.parts[active]) + self._best_plan(cm, sc, defender, len(replies) + 1, big)
-            t = cm.model.new_int_var(-2 * big, 2 * big, "t")
+            total = self._scalar_expr(sc.parts[active]) + self._best_plan(cm, sc, defender, len(replies) + 1)
+            t = cm.model.new_int_var(-2 * self.big, 2 * self.big, "t")
             cm.model.add(t <= total) if sign > 0 else cm.model.add(t >= total)
             solver = self._run_toward(cm, t, maximize=sign > 0)
             if solver is None:
@@ -528,7 +528,7 @@ class _Game:
         cm = self._model()
         sc = cm.scenario({}, free={p.id for p in self.board.players}, policies={})
         for key, v in sc.cells.items():
-            if cm.chooser[key[1]] == self.board.active_player and not _is_fixed(v):
+            if cm.chooser[key[1]] == self.board.active_player and not isinstance(v, int):
                 cm.model.add(v == lead[key])
         stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
         values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
@@ -598,8 +598,7 @@ class _Game:
         fs = cm.sources(Step.FIRST_STRIKE)
         lead = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in leaders])
         cm.first_step_trample(lead)
-        big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
-        t = cm.model.new_int_var(-big, big, "t")
+        t = cm.model.new_int_var(-self.big, self.big, "t")
         follow_cells = []
         for reply in scenarios:
             follow = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in followers])
@@ -613,7 +612,7 @@ class _Game:
                 if isinstance(key, str):
                     total = total + self._scalar_expr(part)
             for p in self.responders:
-                total = total + self._best_plan(cm, sc, p, len(responder_policies[p]), big)
+                total = total + self._best_plan(cm, sc, p, len(responder_policies[p]))
             cm.model.add(t <= total) if self.master_sign > 0 else cm.model.add(t >= total)
         solver = self._run_toward(cm, t, maximize=self.master_sign > 0)
         if solver is None:
@@ -622,10 +621,10 @@ class _Game:
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(follow_cells)}
         return solver.value(t), lead_values, follow_values
 
-    def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int, big: int) -> Expr:
+    def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
         """A variable that the model's optimization drives to ``player``'s best score over its
         ``count`` second-step plans in ``sc`` (its largest if it maximizes, else its smallest)."""
-        u = cm.model.new_int_var(-big, big, f"u[{player}]")
+        u = cm.model.new_int_var(-self.big, self.big, f"u[{player}]")
         for j in range(count):
             h = self._scalar_expr(sc.parts[(player, j)])
             cm.model.add(u >= h) if self.sign[player] > 0 else cm.model.add(u <= h)
@@ -678,11 +677,10 @@ class _Game:
             free = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders])
             policies = {p: [None] + plans for p in master_side}
             sc = cm.scenario({**fixed, **free}, free=set(self.responders), policies=policies)
-            big = 4 * sum(w * (abs(lo) + abs(hi) + 1) for w, (lo, hi) in zip(self.weights, self.ranges)) + 1
             total: Expr = sum((self._scalar_expr(part) for key, part in sc.parts.items() if isinstance(key, str)), 0)
             for p in master_side:
-                total = total + self._best_plan(cm, sc, p, len(policies[p]), big)
-            t = cm.model.new_int_var(-big * (len(master_side) + 1), big * (len(master_side) + 1), "t")
+                total = total + self._best_plan(cm, sc, p, len(policies[p]))
+            t = cm.model.new_int_var(-self.big * (len(master_side) + 1), self.big * (len(master_side) + 1), "t")
             # one objective variable, bounded by an inequality: CP-SAT's presolve substitutes an equality
             # into the objective, whose large weights it then mishandles
             cm.model.add(t >= total) if self.master_sign > 0 else cm.model.add(t <= total)
@@ -810,10 +808,6 @@ class _Game:
 
     def _expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
-
-
-def _is_fixed(v: Expr) -> bool:
-    return isinstance(v, int)
 
 
 def _value(solver: cp_model.CpSolver, v: Expr) -> int:
