@@ -167,8 +167,8 @@ class Scenario:
     """Second-step damage of each policy-driven player under each of its policies."""
     parts: dict[PartKey, dict[str, Term]]
     state: "_State | None" = None
-    active_dealt: Mapping[Cell, Expr] = field(default_factory=dict)
-    """The active player's second-step damage dealt (players' loss and poison come only from it)."""
+    active_cells: Mapping[Cell, Expr] = field(default_factory=dict)
+    """The active player's second-step damage assigned (players' loss and poison come only from it)."""
 
 
 class CombatModel:
@@ -220,8 +220,6 @@ class CombatModel:
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
         whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
-        self.coupled_gain_value: Expr = 0
-        """The life those blockers gain, as :meth:`_State.life_gained` counts it (set by the solver)."""
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
@@ -672,16 +670,16 @@ class CombatModel:
                 all_cells.update({(Step.REGULAR, s, t): v for (s, t), v in cells.items()})
         policy_cells = {k: v for k, v in copies.items() if not isinstance(k, str)}
         return Scenario(all_cells, policy_cells, parts, st,  # type: ignore[arg-type]
-                        self.dealt_cells(copies.get(b.active_player, {})))
+                        copies.get(b.active_player, {}))
 
     def coupled_lost(self, sc: Scenario, gained: int) -> Expr:
         """Whether :attr:`coupled_gain`'s player loses in scenario ``sc`` if its coupled lifelink
         blockers gain ``gained`` life (704.5a, 704.5c, 704.6c; 510.2: gain and damage are simultaneous)."""
         q, st = self.coupled_gain, sc.state
         assert q is not None and st is not None
-        self.coupled_gain_value = gained
-        cells = sc.active_dealt
-        return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True)
+        cells = self.dealt_cells(sc.active_cells)
+        return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True,
+                              coupled_gain=gained)
 
     def coupled_gain_expr(self, sc: Scenario) -> Expr:
         """The life the coupled lifelink blockers gain in ``sc``'s free cells: their damage dealt."""
@@ -1139,10 +1137,11 @@ class _State:
                     poison = poison + toxic * _at_least(self.cm, v, 1)
         return poison
 
-    def life_gained(self, q: ObjectId, second: bool = True) -> Expr:
+    def life_gained(self, q: ObjectId, second: bool = True, coupled_gain: Expr = 0) -> Expr:
         """Lifelink (120.3f): each of ``q``'s lifelink sources gains the damage it deals: all of its
         damage in each step it assigns damage in (510.1a), as changed by effects (the encoding takes
-        only lifelink sources whose damage dealt does not depend on how it is divided)."""
+        only lifelink sources whose damage dealt does not depend on how it is divided, except those of
+        :attr:`CombatModel.coupled_gain`, whose gain the caller gives as ``coupled_gain``)."""
         cm = self.cm
         gained: Expr = 0
         second_sources = cm.sources(Step.REGULAR) if second else []
@@ -1154,12 +1153,12 @@ class _State:
                     if all(cm.identity((s.id, t)) for t, _ in targets):
                         gained = gained + self.second_total.get(s.id, self.effective_power(s))
                     elif q == cm.coupled_gain and len(targets) > 1:
-                        continue  # counted below, as the solver sets it
+                        continue  # ``coupled_gain``, below
                     else:
                         assert len(targets) == 1 and s.id not in self.second_total
                         gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s))
         if second and q == cm.coupled_gain:
-            gained = gained + cm.coupled_gain_value
+            gained = gained + coupled_gain
         return gained
 
     def gain_in_part(self, q: ObjectId, player: ObjectId, dealt: Mapping[Cell, Expr]) -> Expr:
@@ -1182,11 +1181,11 @@ class _State:
         return gained
 
     def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,
-                    second: bool) -> Expr:
+                    second: bool, coupled_gain: Expr = 0) -> Expr:
         """704.5a, 704.5c, 704.6c on the totals so far (life loss and gain are simultaneous, 510.2)."""
         cm = self.cm
         p = cm.board.player(q)
-        reasons = [_at_least(cm, loss - self.life_gained(q, second), p.life),
+        reasons = [_at_least(cm, loss - self.life_gained(q, second, coupled_gain), p.life),
                    _at_least(cm, poison, 10 - p.poison)]
         for s in cm.combatants:
             if s.commander:
