@@ -72,20 +72,16 @@ def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[
     # counts all damage assigned to them); any other creature's is legal or not on its own (510.1a-d,
     # 702.22j). So those are judged one by one, and the tramplers' only in whole combinations.
     coupled = {c.id for c in own if c.is_attacking and tramples(c) and banding_chooser(board, c) == c.controller}
+    memo = {} if memo is None else memo
     rows = []
     for c in own:
         if c.id in coupled:
             rows.append(creature_options(board, c.id, step))
             continue
-        key = (c.id, step)
-        if memo is None or key not in memo:
-            alone = [o for o in creature_options(board, c.id, step)
-                     if not step_violations(board, step, normalize(o), {c.id})]
-            if memo is None:
-                rows.append(alone)
-                continue
-            memo[key] = alone
-        rows.append(memo[key])
+        if (c.id, step) not in memo:
+            memo[(c.id, step)] = [o for o in creature_options(board, c.id, step)
+                                  if not step_violations(board, step, normalize(o), {c.id})]
+        rows.append(memo[(c.id, step)])
     out = []
     for combo in product(*rows):
         mine = tuple(a for part in combo for a in part)
