@@ -240,11 +240,14 @@ class CombatModel:
         if gone not in self._views:
             chooser = {c.id: self._find_chooser(c, gone) for c in self.combatants}
             targets = {c.id: self._find_targets(c, chooser[c.id]) for c in self.combatants}
-            fate: dict[ObjectId, set[ObjectId]] = {}
-            for c in self.combatants:
-                for t, _ in targets[c.id]:
-                    fate.setdefault(t, set()).add(chooser[c.id])
             sources = {step: self._find_sources(step, targets) for step in Step}
+            # First-strike damage reaches every part through the state; a source with one recipient
+            # and one way to assign (see :meth:`passive`) has nothing to divide.
+            fate: dict[ObjectId, set[ObjectId]] = {}
+            for c in sources[Step.REGULAR]:
+                if len(targets[c.id]) > 1 or (_two_modes(c) and chooser[c.id] == c.controller):
+                    for t, _ in targets[c.id]:
+                        fate.setdefault(t, set()).add(chooser[c.id])
             self._views[gone] = _View(chooser, targets, fate, sources)
         return self._views[gone]
 
@@ -544,6 +547,11 @@ class CombatModel:
         damage (702.22j)."""
         return _two_modes(c) and self.chooser[c.id] == c.controller
 
+    def passive(self, c: Creature) -> bool:
+        """Whether ``c``'s regular-step damage is no one's choice: one recipient, all of its damage
+        (510.1a-c). Its damage then counts wherever its recipient's fate is scored."""
+        return len(self.targets(c)) == 1 and not self.two_modes(c)
+
     def has_choice(self, c: Creature) -> bool:
         """Whether ``c`` could ever have two recipients to divide its damage among."""
         return len(self.targets(c)) >= 2
@@ -659,10 +667,18 @@ class CombatModel:
                               pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
         parts: dict[PartKey, dict[str, Term]] = {}
         shared = {cell: v for cell, v in copies.get(b.active_player, {}).items() if cell[1] in self.coupled_fates}
+        passive: dict[ObjectId, dict[Cell, Expr]] = {}  # by the player whose part scores the recipient
+        for s in self.sources(Step.REGULAR):
+            if self.passive(s):
+                t = self.targets(s)[0][0]
+                if isinstance(b.get(t), Creature):
+                    passive.setdefault(self.damaged_by(t), {})[(s.id, t)] = st.effective_power(s)
         for key, cells in copies.items():
             player = key if isinstance(key, str) else key[0]
             if shared and player != b.active_player:  # coupled fates see the active player's damage too
                 cells = {**shared, **cells}
+            if passive.get(player):  # others' damage nobody divides counts where the fate is scored
+                cells = {**passive[player], **cells}
             parts[key] = self._terms(st, cells, player)
         all_cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in first.items()}
         for key, cells in copies.items():
