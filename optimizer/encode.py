@@ -149,12 +149,14 @@ doubles the regular-step variants the model may meet)."""
 @dataclass(frozen=True)
 class _View:
     """Who divides each creature's damage (``chooser``), what it may damage (``targets``), whose
-    choices decide each object's fate (``fate``) and who deals damage in each step (``sources``)."""
+    choices decide each object's fate (``fate``), who deals damage in each step (``sources``), and, in
+    a two-player game, what takes damage both players divide (``coupled``)."""
 
     chooser: dict[ObjectId, ObjectId]
     targets: dict[ObjectId, list[tuple[ObjectId, str]]]
     fate: dict[ObjectId, set[ObjectId]]
     sources: dict[Step, list[Creature]]
+    coupled: frozenset[ObjectId]
 
 
 @dataclass
@@ -212,11 +214,13 @@ class CombatModel:
         self._pooled: set[ObjectId] = self._find_pooled()
         """Recipients whose shields several sources' damage can reach, where it does not matter which
         damage the shields prevent (see :meth:`_find_pooled`)."""
-        self.coupled_fates: frozenset[ObjectId] = self._find_coupled_fates()
-        """On a one-step two-player board: what takes damage divided by both players (banding on
-        some of the sources, 702.22j-k). Its fate is scored with the defending player's choices, as
-        the later announcer (510.1), from both players' damage; the solver then refines over the
-        defending player's replies instead of solving everyone's part in one model."""
+        self.any_coupled: frozenset[ObjectId] = frozenset().union(*(self.view(g).coupled for g in self.cases()))
+        """In a two-player game: what may take regular-step damage divided by both players (banding
+        on some of the sources, 702.22j-k), as combat begins or once some :attr:`unstable` creatures
+        left (:attr:`coupled_fates`: in the regular step being built). Its fate is scored with the
+        defending player's choices, as the later announcer (510.1), from both players' damage; the
+        solver then refines over the defending player's replies instead of solving everyone's part
+        in one model."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
         whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
@@ -248,12 +252,15 @@ class CombatModel:
                 if len(targets[c.id]) > 1 or (_two_modes(c) and chooser[c.id] == c.controller):
                     for t, _ in targets[c.id]:
                         fate.setdefault(t, set()).add(chooser[c.id])
-            self._views[gone] = _View(chooser, targets, fate, sources)
+            coupled = frozenset(t for t, deciders in fate.items() if len(deciders) > 1) \
+                if len(self.board.players) == 2 else frozenset()
+            self._views[gone] = _View(chooser, targets, fate, sources, coupled)
         return self._views[gone]
 
     def _use_view(self, gone: frozenset[ObjectId]) -> None:
         view = self.view(gone)
         self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
+        self.coupled_fates = view.coupled
         self._sources = dict(view.sources)
         if gone:  # the first-strike step is always as combat begins
             self._sources[Step.FIRST_STRIKE] = self.view(frozenset()).sources[Step.FIRST_STRIKE]
@@ -315,11 +322,6 @@ class CombatModel:
         return [c for c in self.combatants if targets[c.id]
                 and (Keyword.DOUBLE_STRIKE in c.keywords or Keyword.FIRST_STRIKE not in c.keywords)]
 
-    def _find_coupled_fates(self) -> frozenset[ObjectId]:
-        if self.two_steps or len(self.board.players) != 2:
-            return frozenset()
-        return frozenset(t for t, deciders in self._fate_deciders.items() if len(deciders) > 1)
-
     def responder(self) -> ObjectId:
         """The defending player of a two-player game: the later announcer (510.1)."""
         return next(p.id for p in self.board.players if p.id != self.board.active_player)
@@ -347,9 +349,9 @@ class CombatModel:
                 return why
         for gone in self.cases():
             for t, deciders in self.view(gone).fate.items():
-                if len(deciders) > 1 and t not in self.coupled_fates:
+                if len(deciders) > 1 and t not in self.view(gone).coupled:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
-        if self.coupled_fates and self.coupled_gain is not None:
+        if self.any_coupled and self.coupled_gain is not None:
             return "both sides divide damage dealt to some creatures while a lifelink blocker's gain is coupled"
         if len(board.players) >= 3:
             for c in self.combatants:
@@ -416,22 +418,38 @@ class CombatModel:
         return [frozenset(k for i, k in enumerate(items) if mask >> i & 1) for mask in range(2 ** len(items))]
 
     def _unstable_unsupported(self) -> str | None:
-        """Banding whose divider may change between the steps (702.22j-k) is modeled in a two-player
-        game when one player alone decides, with its first-strike division, whether each such creature
-        with banding survives. The defending player: the solver enumerates its first-step replies, so
+        """Banding whose divider may change between the steps (702.22j-k) is modeled when one player
+        alone decides, with its first-strike division, whether each such creature with banding
+        survives. A player against the active side: the solver enumerates its first-step replies, so
         every model that needs the regular step knows it. The active player: the solver tries each
         case, which its models then require (:attr:`case`). Either way each regular step is built as
-        it will be (see :meth:`scenario`)."""
+        it will be (see :meth:`scenario`). With three or more players, first-strike damage must not
+        be able to reach such a creature's controller (who would leave the game with it, 800.4a)."""
         c = next(iter(sorted(self.unstable)))
         culprit = (f"banding lets the other side divide damage (702.22j-k) in the first-strike step, and "
                    f"{c} may be gone in the regular step")
-        if len(self.board.players) >= 3:
-            return culprit + " (in a game of three or more players)"
         if len(self.unstable) > MAX_UNSTABLE:
             return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
-        if len({self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
-                if any(t in self.unstable for t, _ in self.targets(s))}) > 1:
+        deciders = {self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
+                    if any(t in self.unstable for t, _ in self.targets(s))}
+        if len(deciders) > 1:
             return culprit + ", which both players' first-strike damage decides"
+        board = self.board
+        if len(board.players) >= 3:
+            # The solver enumerates the replies of the players against the active side, and tries
+            # each case of the active player's; a player between them (on the active side, after a
+            # responder) would leave the divider to a model's free first step.
+            active = board.active_player
+            against_active = {p.id for p in board.players if (p.id == self.decider) != (active == self.decider)}
+            if not deciders <= against_active | {active}:
+                return culprit + f", which {next(iter(deciders))}'s first-strike damage decides after a responder"
+            # A player who loses in the first-strike step leaves with its creatures (800.4a), and so
+            # would a creature with banding; only when first-strike damage cannot reach the player
+            # is that settled before the model's first step.
+            controllers = {board.creature(k).controller for k in self.unstable}
+            if any(t in controllers for s in self.sources(Step.FIRST_STRIKE) for t, _ in self.targets(s)):
+                return culprit + " (in a game of three or more players, where first-strike damage may make its " \
+                                 "controller leave the game)"
         return None
 
     def active_decides_unstable(self) -> bool:

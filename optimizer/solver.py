@@ -12,7 +12,8 @@ every other player minimizes them. Three cases:
   division of its lifelink blockers' damage changes the life it gains and so whether the active
   player's damage is lethal: then its best division for each total gain comes first, one model each,
   and the active player's model takes the defender's best reply among those. And when a creature
-  takes damage divided by both players, banding: the defender's replies are refined over, as below.)
+  takes damage divided by both players, banding: the defender's replies are refined over, as below;
+  with two steps too, each regular step on a known first step that way.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
   never have a choice (none of their creatures blocks two attackers). One model holds the first
   step, the symbolic state after it, and the second step; the active player's side chooses both
@@ -27,7 +28,9 @@ every other player minimizes them. Three cases:
   responders on the active side, multiplayer only, verification enumerates the responders' distinct
   replies instead: damage beyond a creature's toughness is all alike. So it does when the defender's
   first-step reply decides whether a creature with banding survives to divide damage in the regular
-  step, 702.22j: each model then builds the regular step with the divider the reply leaves.) The worst reply and its
+  step, 702.22j: each model then builds the regular step with the divider the reply leaves; and when
+  both players divide damage to some creature in the regular step, where each master's plan there
+  gets the defender's reply to it.) The worst reply and its
   second-step answer go back to the master, until its bound equals a verified value. Under a time
   limit the best verified line is returned.
 
@@ -67,9 +70,10 @@ MAX_ROUNDS = 200
 KEPT_PLANS = 8
 """Second-step plans of the active side carried from one verification to the next (each one makes
 the verification model larger; the ones found within a verification are always kept)."""
-UNSTABLE_REPLIES = 5_000
-"""Most defender first-step replies enumerated when they decide whether a creature with banding
-survives to divide damage in the regular step."""
+ENUMERATED_REPLIES = 5_000
+"""Most first-step replies of the players against the active side enumerated when they decide whether
+a creature with banding survives to divide damage in the regular step, or when the regular step has
+creatures whose damage both sides divide (each reply then needs its own refinement)."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -156,19 +160,22 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
-    if reason is None and probe.unstable and not probe.active_decides_unstable():
+    if reason is None and probe.two_steps and (probe.any_coupled or (probe.unstable and not probe.active_decides_unstable())):
         defender = [p.id for p in board.players if p.id != board.active_player]
         replies = _count_first_step_options(probe, defender)
-        if replies > UNSTABLE_REPLIES:
+        if replies > ENUMERATED_REPLIES and probe.unstable:
             names = sorted(probe.unstable)
             reason = (f"banding lets the other side divide damage (702.22j-k), and whether {', '.join(names)} "
                       f"{'survives' if len(names) == 1 else 'survive'} the first-strike step depends on "
-                      f"more than {UNSTABLE_REPLIES} first-step replies")
+                      f"more than {ENUMERATED_REPLIES} first-step replies")
+        elif replies > ENUMERATED_REPLIES:
+            reason = (f"both sides divide regular-step damage dealt to {', '.join(sorted(probe.any_coupled))} "
+                      f"(banding, 702.22j-k), after more than {ENUMERATED_REPLIES} first-step replies")
     if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
                       "objectives' ranges are too wide to combine")
-        elif probe.coupled_fates:
+        elif probe.any_coupled:
             reason = ("both players divide damage dealt to some creatures (banding, 702.22j-k), and the "
                       "objectives' ranges are too wide to combine")
         elif probe.unstable and probe.active_decides_unstable():
@@ -362,8 +369,9 @@ class _Game:
         probe = self.probe
         if probe.coupled_gain is not None:
             return self._coupled_gain()
-        if probe.coupled_fates:
-            return self._coupled_fates()
+        if probe.any_coupled and not probe.two_steps:
+            line, value = self._coupled_fates({})
+            return line, value, self.proven
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
             return line, value, self.proven
@@ -393,7 +401,9 @@ class _Game:
 
     def _two_steps(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = self.probe
-        responder_choice = any(probe.has_choice(c) for c in probe.combatants if probe.chooser[c.id] in self.responders)
+        views = [probe.view(gone) for gone in probe.cases()]  # banding may hand a division over (702.22j-k)
+        responder_choice = any(len(v.targets[c.id]) > 1 and v.chooser[c.id] in self.responders
+                               for v in views for c in probe.combatants)
         if not responder_choice:
             return self._joint()
         if not self.combine:
@@ -410,7 +420,9 @@ class _Game:
             self._second_steps[key] = self._solve_second_step(first)
         return self._second_steps[key]
 
-    def _solve_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
+    def _solve_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
+        if self.probe.any_coupled:  # the defender replies to the active player's division (510.1)
+            return self._coupled_fates(first)
         cm = self._fresh_model()
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
@@ -480,13 +492,14 @@ class _Game:
         return _line(values), (value if self.proven else None), self.proven
 
     # --- one step, creatures whose damage both players divide -------------------------------------
-    def _coupled_fates(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
-        """One damage step where some creature takes damage divided by both players (banding,
-        702.22j-k): the defending player announces after the active player (510.1) and replies to
-        it. Refinement: a master model picks the active player's damage against a growing set of
-        the defender's replies (each used where legal, else a default), scoring the defender's best
-        of them; the defender's exact reply to that damage either meets the master's bound or joins
-        the set."""
+    def _coupled_fates(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
+        """The regular damage step after the first-strike damage ``first`` (none with one step) when
+        some creature takes damage divided by both players (banding, 702.22j-k): the defending
+        player announces after the active player (510.1) and replies to it. Refinement: a master
+        model picks the active player's damage against a growing set of the defender's replies (each
+        used where legal, else a default), scoring the defender's best of them; the defender's exact
+        reply to that damage either meets the master's bound or joins the set. The value is None
+        when time ran out (the line is then the best verified one, or any legal one)."""
         board, probe = self.board, self.probe
         active, defender = board.active_player, probe.responder()
         if not self.combine:
@@ -496,7 +509,8 @@ class _Game:
         sign = self.sign[active]
         for _ in range(MAX_ROUNDS):
             cm = self._model()
-            sc = cm.scenario({}, free={active}, policies={defender: [None] + replies})
+            fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first)
+            sc = cm.scenario(fixed, free={active}, policies={defender: [None] + replies})
             total = self._scalar_expr(sc.parts[active]) + self._best_plan(cm, sc, defender, len(replies) + 1)
             t = cm.model.new_int_var(-2 * self.big, 2 * self.big, "t")
             cm.model.add(t <= total) if sign > 0 else cm.model.add(t >= total)
@@ -505,12 +519,14 @@ class _Game:
                 break
             bound = int(solver.value(t))
             lead = {k: _value(solver, v) for k, v in sc.cells.items()}
-            line, value = self._reply(lead)
+            line, value = self._reply(first, lead)
             if best is None or sign * value > sign * best[0]:
                 best = (value, line)
             if value == bound:
-                return line, value, self.proven
-            reply = {(a.source, a.target): a.amount for a in line if probe.chooser[a.source] == defender}
+                return line, value
+            chooser = self._regular_chooser(line)
+            reply = {(a.source, a.target): a.amount for a in line
+                     if a.step is Step.REGULAR and chooser[a.source] == defender}
             if reply in replies:
                 raise SolverError("internal error: a reply does not tighten the bound")
             replies.append(reply)
@@ -519,17 +535,20 @@ class _Game:
         else:
             raise SolverError(f"internal error: refinement did not converge in {MAX_ROUNDS} rounds")
         self.proven = False
-        if best is None:  # out of time before any master: the defender's reply to the plainest damage
-            return self._fixed_first_step({})[0], None, False
-        return best[1], best[0], False
+        if best is None:  # out of time before any master: the defender's reply to any legal damage
+            return self._reply(first, None)[0], None
+        return best[1], best[0]
 
-    def _reply(self, lead: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[tuple[Assignment, ...], int]:
-        """The defender's best reply to the active player's one-step damage ``lead``, and the value."""
+    def _reply(self, first: Mapping[Cell, int], lead: Mapping[tuple[Step, ObjectId, ObjectId], int] | None
+               ) -> tuple[tuple[Assignment, ...], int]:
+        """The defender's best regular-step reply to the active player's damage ``lead`` (None: any
+        legal damage) after the first-strike damage ``first``, and the line's value."""
         cm = self._model()
-        sc = cm.scenario({}, free={p.id for p in self.board.players}, policies={})
-        for key, v in sc.cells.items():
-            if cm.chooser[key[1]] == self.board.active_player and not isinstance(v, int):
-                cm.model.add(v == lead[key])
+        fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first)
+        sc = cm.scenario(fixed, free={p.id for p in self.board.players}, policies={})
+        for key, v in (lead or {}).items():  # the active player's cells, in the view the first step leaves
+            if not isinstance(sc.cells[key], int):
+                cm.model.add(sc.cells[key] == v)
         stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
         values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
         if value is None:
@@ -556,9 +575,11 @@ class _Game:
             master = self._master(leaders, followers, scenarios, policies)
             if master is None:
                 break
-            bound, lead, follow = master
+            bound, lead, follow, plans = master
             # else a model picks the reply (not when the reply decides who divides in the regular step)
-            enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable()))
+            # (nor when the regular step is itself a reply to the active player's division, 510.1)
+            enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
+                                     or probe.any_coupled)
             found = None if enumerate_replies else self._verify_by_plans(lead)
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
@@ -579,7 +600,11 @@ class _Game:
                 scenarios.append(worst)
             for k, reply in enumerate(scenarios[:len(follow)]):  # tighten each scenario where the master stands
                 state = {**lead, **reply, **follow.get(k, {})}
-                second_steps.append(self._second_step_reply(state))
+                if probe.any_coupled:  # the reply to the master's own regular step there (510.1)
+                    line, _ = self._reply(state, plans[k])
+                    second_steps.append(self._responders_second_step(line))
+                else:
+                    second_steps.append(self._second_step_reply(state))
             policies.extend(p for i, p in enumerate(second_steps)
                             if p not in policies and p not in second_steps[:i])
         else:
@@ -600,6 +625,7 @@ class _Game:
         cm.first_step_trample(lead)
         t = cm.model.new_int_var(-self.big, self.big, "t")
         follow_cells = []
+        plan_cells = []
         for reply in scenarios:
             follow = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in followers])
             follow_cells.append(follow)
@@ -607,6 +633,7 @@ class _Game:
             responder_policies = {p: [None] + policies for p in self.responders}
             sc = cm.scenario({**lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
                              policies=responder_policies)
+            plan_cells.append({k: v for k, v in sc.cells.items() if k[0] is Step.REGULAR})
             total: Expr = 0
             for key, part in sc.parts.items():
                 if isinstance(key, str):
@@ -619,7 +646,8 @@ class _Game:
             return None
         lead_values = {k: _value(solver, v) for k, v in lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(follow_cells)}
-        return solver.value(t), lead_values, follow_values
+        plan_values = [{k: _value(solver, v) for k, v in cells.items()} for cells in plan_cells]
+        return solver.value(t), lead_values, follow_values, plan_values
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
         """A variable that the model's optimization drives to ``player``'s best score over its

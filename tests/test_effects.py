@@ -346,6 +346,23 @@ def test_blocker_whose_damage_both_players_divide_replies_after_the_active_playe
     assert greedy.legal and len(greedy.outcome.destroyed) == 1  # B's reply to all 3 on y
 
 
+def test_blocker_whose_damage_both_players_divide_after_a_first_strike_step():
+    """The board above with a 1/1 first striker f blocked by y and the banding k, so B divides f's
+    damage (702.22j) and there are two steps. Putting it on k would kill k and hand x2's division to
+    A (three kills: 2 on y and 1 on z from x1, 2 on y from x2); B puts it on y. In the regular step A
+    announces first and B replies (510.1): with 3 from x1 on y, B saves nothing by putting x2's 2 on
+    k (y has 4); with 2 on y and 1 on z, either way two die. Two kills, through the encoding."""
+    board = make_board(attacker("x1", 3, 3, "B"), attacker("x2", 2, 2, "B"), attacker("f", 1, 1, "B", "first strike"),
+                       blocker("y", 0, 4, ["x1", "x2", "f"]), blocker("z", 0, 1, "x1"),
+                       blocker("k", 0, 1, ["x2", "f"], "banding"))
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 2} and result.method == "cp-sat"
+    assert assigned(result)[("f", "y")] == 1
+    killing_k = check_line(board, dmg("f", "k", 1, "first_strike"), dmg("x1", "y", 2), dmg("x1", "z", 1),
+                           dmg("x2", "y", 2))
+    assert killing_k.legal and len(killing_k.outcome.destroyed) == 3
+
+
 def test_banding_defender_keeps_its_banding_blocker_alive_to_stop_trample():
     """702.22j across 510.4: the 2/2 first striker f is blocked by the banding 0/2 x and a 0/1 y, so B
     divides its damage; the 3/3 trampler a is blocked by both. If x died, A would divide a's regular
@@ -371,6 +388,33 @@ def test_active_player_keeps_its_banding_attacker_alive_to_keep_dividing():
     assert result.objective == {"survivors": 1} and result.method == "cp-sat"
     assert assigned(result)[("fs", "a0")] == 1 and assigned(result).get(("y", "a0"), 0) <= 1
     assert "a0" not in result.outcome.destroyed
+
+
+def test_banding_attacker_kept_alive_in_a_three_player_game_goes_through_the_encoding():
+    """The board above with a third player C and a combat of its own (a 2/2 blocked by a 1/3 that C
+    divides nothing of). First-strike damage cannot reach B, so B stays in the game for the regular
+    step, and A's cases of the banding attacker's survival model the board: a0 survives, and so does
+    the 2/2 (1 damage from the 1/3); A kills fs."""
+    board = make_board(attacker("ab", 1, 1, "B", "banding"), attacker("a0", 3, 3, "B"),
+                       blocker("fs", 1, 1, ["ab", "a0"], "first strike"), blocker("y", 3, 5, ["ab", "a0"]),
+                       attacker("c", 2, 2, "C"), blocker("z", 1, 3, "c", controller="C"),
+                       players=[player("A"), player("B"), player("C")])
+    result = solved(board, ["survivors", "kills"])
+    assert result.objective == {"survivors": 2, "kills": 1} and result.method == "cp-sat"
+    assert "a0" not in result.outcome.destroyed and "c" not in result.outcome.destroyed
+
+
+def test_blocker_of_a_banding_attacker_killed_by_first_strike_is_divided_by_its_controller():
+    """702.22k across 510.4: the first-strike 1/1 fs must put its damage on the banding 1/1 ab, its
+    only attacker, and ab dies; the 3/6 y then no longer blocks a creature with banding, so B divides
+    its regular damage and puts all 3 on the valuable 3/3 a2, not on a1. A loses a2 (value 5) and ab
+    (0) and kills y (0): value -5. (A model that left y's damage to a default put it on a1: -1.)"""
+    board = make_board(attacker("ab", 1, 1, "B", "banding", value=0), attacker("a1", 3, 3, "B", value=1),
+                       attacker("a2", 3, 3, "B", value=5), blocker("fs", 1, 1, "ab", "first strike", value=0),
+                       blocker("y", 3, 6, ["ab", "a1", "a2"], value=0))
+    result = solved(board, ["value"])
+    assert result.objective == {"value": -5}
+    assert assigned(result)[("y", "a2")] == 3
 
 
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
