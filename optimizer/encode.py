@@ -360,6 +360,7 @@ class CombatModel:
                             "while whether its controller loses and it leaves the game with them (800.4a) "
                             "is up to the active player")
         shielded: dict[ObjectId, int] = {}
+        regular = self.sources(Step.REGULAR)
         for c in self.combatants:
             rules = {t: self._dealt[(c.id, t)] for t, _ in self._all_targets[c.id]}
             for t, rule in rules.items():
@@ -373,7 +374,9 @@ class CombatModel:
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
-            if self._divided_gain(c) and self._gain_matters(c.controller) and c.controller != self.coupled_gain:
+            # (a first-strike division's gain is in the state the regular step starts from, 510.4)
+            if c in regular and self._divided_gain(c) and self._gain_matters(c.controller) \
+                    and c.controller != self.coupled_gain:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         for t, n in shielded.items():
             if n > 1 and t not in self._pooled:

@@ -417,6 +417,22 @@ def test_blocker_of_a_banding_attacker_killed_by_first_strike_is_divided_by_its_
     assert assigned(result)[("y", "a2")] == 3
 
 
+def test_first_strike_lifelink_blocker_divides_to_gain_life_before_the_regular_step():
+    """702.15b with 510.4: B (3 life) divides the white first-strike lifelink 2/4's damage between a1
+    (protection from white: prevented, no life) and a2. All on a2 gains 2 before the unblocked 4/4
+    deals its 4 in the regular step, so B ends at 1; on a1, B would lose. The gain is settled by the
+    first step, which the encoding's state carries into the regular step."""
+    board = make_board(attacker("a1", 2, 2, "B", protection_from=["white"]), attacker("a2", 2, 2, "B"),
+                       attacker("u", 4, 4, "B"), blocker("l", 2, 4, ["a1", "a2"], "first strike", "lifelink",
+                                                         colors=["white"]),
+                       players=[player("A"), player("B", 3)])
+    result = solved(board, ["lethal", "kills"])
+    assert result.objective == {"lethal": 0, "kills": 0} and result.method == "cp-sat"
+    assert assigned(result)[("l", "a2")] == 2 and result.outcome.players["B"].life == 1
+    on_a1 = check_line(board, dmg("l", "a1", 2, "first_strike"), dmg("a1", "l", 2), dmg("a2", "l", 2), dmg("u", "B", 4))
+    assert on_a1.legal and on_a1.outcome.players["B"].lost
+
+
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
     """615.7 across 510.4: a double striker 3/3 and a shield of 4 on the blocking 0/5: 3 prevented in
     the first-strike step, 1 in the regular step, so 2 damage is dealt and the 0/5 survives; with a
