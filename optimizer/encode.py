@@ -171,6 +171,8 @@ class Scenario:
     state: "_State | None" = None
     active_cells: Mapping[Cell, Expr] = field(default_factory=dict)
     """The active player's second-step damage assigned (players' loss and poison come only from it)."""
+    gone: frozenset[ObjectId] = frozenset()
+    """The creatures with banding gone before the regular step (the view it was built in)."""
 
 
 class CombatModel:
@@ -646,12 +648,49 @@ class CombatModel:
             gone = frozenset(k for k, v in dead.items() if (v if _is_const(v) else k in self.case))
         self._use_view(gone)
         try:
-            return self._scenario(st, first, free, policies)
+            return self._scenario(st, first, free, policies, gone)
         finally:
             self._use_view(frozenset())
 
+    def add_policy(self, sc: Scenario, player: ObjectId, policy: Mapping[Cell, int]) -> PartKey:
+        """One more copy of ``player``'s second step in ``sc``, following ``policy`` (as in
+        :meth:`scenario`), so that a refinement extends its model instead of building it again.
+        Returns the key of the copy's objective part."""
+        st = sc.state
+        assert st is not None
+        j = sum(1 for key in sc.parts if not isinstance(key, str) and key[0] == player)
+        self._use_view(sc.gone)
+        try:
+            mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
+            legal = self._policy_legal(player, policy, st) if any(s.attacking is not None for s in mine) else None
+            cells: dict[Cell, Expr] = {}
+            for s in mine:
+                cells.update(self._policy_cells(s, self.targets(s), st.effective_power(s), st, policy, legal))
+            sc.policy_cells[(player, j)] = cells
+            sc.parts[(player, j)] = self._part(st, player, cells, sc.active_cells)
+        finally:
+            self._use_view(frozenset())
+        return (player, j)
+
+    def _part(self, st: "_State", player: ObjectId, cells: Mapping[Cell, Expr],
+              active_cells: Mapping[Cell, Expr]) -> dict[str, Term]:
+        """``player``'s objective terms from its copy's ``cells``, seeing the damage it does not
+        divide that decides fates it scores: the active player's, to creatures whose damage both
+        players divide, and every source's with a single recipient (see :meth:`passive`)."""
+        b = self.board
+        merged: dict[Cell, Expr] = {}
+        if player != b.active_player:
+            merged.update({cell: v for cell, v in active_cells.items() if cell[1] in self.coupled_fates})
+        for s in self.sources(Step.REGULAR):
+            if self.passive(s):
+                t = self.targets(s)[0][0]
+                if isinstance(b.get(t), Creature) and self.damaged_by(t) == player:
+                    merged[(s.id, t)] = st.effective_power(s)
+        return self._terms(st, {**merged, **cells} if merged else cells, player)
+
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
-                  policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> Scenario:
+                  policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]],
+                  gone: frozenset[ObjectId]) -> Scenario:
         b = self.board
         joint: dict[tuple[ObjectId, int], Expr] = {}
         for player, plist in policies.items():
@@ -686,28 +725,16 @@ class CombatModel:
                 self._trample(s, attacker_cells, present=st.present,
                               incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
                               pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
-        parts: dict[PartKey, dict[str, Term]] = {}
-        shared = {cell: v for cell, v in copies.get(b.active_player, {}).items() if cell[1] in self.coupled_fates}
-        passive: dict[ObjectId, dict[Cell, Expr]] = {}  # by the player whose part scores the recipient
-        for s in self.sources(Step.REGULAR):
-            if self.passive(s):
-                t = self.targets(s)[0][0]
-                if isinstance(b.get(t), Creature):
-                    passive.setdefault(self.damaged_by(t), {})[(s.id, t)] = st.effective_power(s)
-        for key, cells in copies.items():
-            player = key if isinstance(key, str) else key[0]
-            if shared and player != b.active_player:  # coupled fates see the active player's damage too
-                cells = {**shared, **cells}
-            if passive.get(player):  # others' damage nobody divides counts where the fate is scored
-                cells = {**passive[player], **cells}
-            parts[key] = self._terms(st, cells, player)
+        active_cells = copies.get(b.active_player, {})
+        parts: dict[PartKey, dict[str, Term]] = {
+            key: self._part(st, key if isinstance(key, str) else key[0], cells, active_cells)
+            for key, cells in copies.items()}
         all_cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in first.items()}
         for key, cells in copies.items():
             if isinstance(key, str):
                 all_cells.update({(Step.REGULAR, s, t): v for (s, t), v in cells.items()})
         policy_cells = {k: v for k, v in copies.items() if not isinstance(k, str)}
-        return Scenario(all_cells, policy_cells, parts, st,  # type: ignore[arg-type]
-                        copies.get(b.active_player, {}))
+        return Scenario(all_cells, policy_cells, parts, st, active_cells, gone)  # type: ignore[arg-type]
 
     def coupled_lost(self, sc: Scenario, gained: int) -> Expr:
         """Whether :attr:`coupled_gain`'s player loses in scenario ``sc`` if its coupled lifelink

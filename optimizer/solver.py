@@ -41,7 +41,7 @@ checker's, or the solve fails loudly instead of answering wrongly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -569,13 +569,14 @@ class _Game:
         scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
+        model: _MasterModel | None = None
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 break
-            master = self._master(leaders, followers, scenarios, policies)
+            master = self._master(model, leaders, followers, scenarios, policies)
             if master is None:
                 break
-            bound, lead, follow, plans = master
+            bound, lead, follow, plans, model = master
             # else a model picks the reply (not when the reply decides who divides in the regular step)
             # (nor when the regular step is itself a reply to the active player's division, 510.1)
             enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
@@ -617,37 +618,48 @@ class _Game:
             best = (value, line)
         return best[1], best[0], False
 
-    def _master(self, leaders: list[ObjectId], followers: list[ObjectId], scenarios: list[dict[Cell, int]],
-                policies: list[dict[Cell, int]]):
-        cm = self._model()
+    def _master(self, m: "_MasterModel | None", leaders: list[ObjectId], followers: list[ObjectId],
+                scenarios: list[dict[Cell, int]], policies: list[dict[Cell, int]]):
+        """The master model of the refinement (see the module docstring), extended from the last
+        round's ``m`` (None: built) with the scenarios and policies added since; solved."""
+        if m is None:
+            cm = self._model()
+            fs = cm.sources(Step.FIRST_STRIKE)
+            lead = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in leaders])
+            cm.first_step_trample(lead)
+            m = _MasterModel(cm, cm.model.new_int_var(-self.big, self.big, "t"), lead)
+        cm = m.cm
+        for k, sc in enumerate(m.scenarios):  # the policies found since, in each scenario already there
+            for policy in policies[m.policies:]:
+                for p in self.responders:
+                    h = self._scalar_expr(sc.parts[cm.add_policy(sc, p, policy)])
+                    cm.model.add(m.best[k][p] >= h) if self.sign[p] > 0 else cm.model.add(m.best[k][p] <= h)
+        m.policies = len(policies)
         fs = cm.sources(Step.FIRST_STRIKE)
-        lead = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in leaders])
-        cm.first_step_trample(lead)
-        t = cm.model.new_int_var(-self.big, self.big, "t")
-        follow_cells = []
-        plan_cells = []
-        for reply in scenarios:
+        for reply in scenarios[len(m.scenarios):]:
             follow = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in followers])
-            follow_cells.append(follow)
+            m.follow_cells.append(follow)
             fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders], fixed=reply)
             responder_policies = {p: [None] + policies for p in self.responders}
-            sc = cm.scenario({**lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
+            sc = cm.scenario({**m.lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
                              policies=responder_policies)
-            plan_cells.append({k: v for k, v in sc.cells.items() if k[0] is Step.REGULAR})
+            m.scenarios.append(sc)
+            m.plan_cells.append({k: v for k, v in sc.cells.items() if k[0] is Step.REGULAR})
             total: Expr = 0
             for key, part in sc.parts.items():
                 if isinstance(key, str):
                     total = total + self._scalar_expr(part)
-            for p in self.responders:
-                total = total + self._best_plan(cm, sc, p, len(responder_policies[p]))
-            cm.model.add(t <= total) if self.master_sign > 0 else cm.model.add(t >= total)
-        solver = self._run_toward(cm, t, maximize=self.master_sign > 0)
+            m.best.append({p: self._best_plan(cm, sc, p, len(responder_policies[p])) for p in self.responders})
+            for u in m.best[-1].values():
+                total = total + u
+            cm.model.add(m.t <= total) if self.master_sign > 0 else cm.model.add(m.t >= total)
+        solver = self._run_toward(cm, m.t, maximize=self.master_sign > 0)
         if solver is None:
             return None
-        lead_values = {k: _value(solver, v) for k, v in lead.items()}
-        follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(follow_cells)}
-        plan_values = [{k: _value(solver, v) for k, v in cells.items()} for cells in plan_cells]
-        return solver.value(t), lead_values, follow_values, plan_values
+        lead_values = {k: _value(solver, v) for k, v in m.lead.items()}
+        follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
+        plan_values = [{k: _value(solver, v) for k, v in cells.items()} for cells in m.plan_cells]
+        return solver.value(m.t), lead_values, follow_values, plan_values, m
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
         """A variable that the model's optimization drives to ``player``'s best score over its
@@ -696,22 +708,23 @@ class _Game:
         the bound (then it is the value) or gives a new plan. None if out of time or rounds."""
         master_side = [p for p in self.sign if p not in self.responders]
         plans = self.plans[-KEPT_PLANS:]  # legal plays wherever they are legal: the latest earlier ones
+        cm = self._model()  # one model, extended by a copy of the second step for each new plan
+        fs = cm.sources(Step.FIRST_STRIKE)
+        fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] not in self.responders], fixed=lead)
+        free = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders])
+        policies = {p: [None] + plans for p in master_side}
+        sc = cm.scenario({**fixed, **free}, free=set(self.responders), policies=policies)
+        total: Expr = sum((self._scalar_expr(part) for key, part in sc.parts.items() if isinstance(key, str)), 0)
+        best_plan = {p: self._best_plan(cm, sc, p, len(policies[p])) for p in master_side}
+        for u in best_plan.values():
+            total = total + u
+        t = cm.model.new_int_var(-self.big * (len(master_side) + 1), self.big * (len(master_side) + 1), "t")
+        # one objective variable, bounded by an inequality: CP-SAT's presolve substitutes an equality
+        # into the objective, whose large weights it then mishandles
+        cm.model.add(t >= total) if self.master_sign > 0 else cm.model.add(t <= total)
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 return None
-            cm = self._model()
-            fs = cm.sources(Step.FIRST_STRIKE)
-            fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] not in self.responders], fixed=lead)
-            free = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders])
-            policies = {p: [None] + plans for p in master_side}
-            sc = cm.scenario({**fixed, **free}, free=set(self.responders), policies=policies)
-            total: Expr = sum((self._scalar_expr(part) for key, part in sc.parts.items() if isinstance(key, str)), 0)
-            for p in master_side:
-                total = total + self._best_plan(cm, sc, p, len(policies[p]))
-            t = cm.model.new_int_var(-self.big * (len(master_side) + 1), self.big * (len(master_side) + 1), "t")
-            # one objective variable, bounded by an inequality: CP-SAT's presolve substitutes an equality
-            # into the objective, whose large weights it then mishandles
-            cm.model.add(t >= total) if self.master_sign > 0 else cm.model.add(t <= total)
             solver = self._run_toward(cm, t, maximize=self.master_sign < 0)
             if solver is None or solver.response_proto.status != cp_model.OPTIMAL:
                 return None  # out of time: no bound
@@ -728,6 +741,9 @@ class _Game:
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
             self.plans.append(plan)
+            for p in master_side:
+                h = self._scalar_expr(sc.parts[cm.add_policy(sc, p, plan)])
+                cm.model.add(best_plan[p] >= h) if self.sign[p] > 0 else cm.model.add(best_plan[p] <= h)
         return None
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
@@ -836,6 +852,23 @@ class _Game:
 
     def _expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+@dataclass
+class _MasterModel:
+    """The refinement's master model, kept from round to round: the active side's first step
+    (``lead``), one scenario per responder reply so far (with the followers' first-step cells, the
+    master side's regular-step cells and the responders' best-plan variables of each), bounding ``t``;
+    each scenario holds a copy of the responders' second step for each of the first ``policies``."""
+
+    cm: CombatModel
+    t: cp_model.IntVar
+    lead: dict[Cell, Expr]
+    scenarios: list[Any] = field(default_factory=list)
+    follow_cells: list[dict[Cell, Expr]] = field(default_factory=list)
+    plan_cells: list[dict[Any, Expr]] = field(default_factory=list)
+    best: list[dict[ObjectId, Expr]] = field(default_factory=list)
+    policies: int = 0
 
 
 def _value(solver: cp_model.CpSolver, v: Expr) -> int:
