@@ -507,13 +507,14 @@ class _Game:
         replies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
         sign = self.sign[active]
+        cm = self._model()  # one model, extended by a copy of the defender's step for each new reply
+        fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first)
+        sc = cm.scenario(fixed, free={active}, policies={defender: [None]})
+        u = self._best_plan(cm, sc, defender, 1)
+        t = cm.model.new_int_var(-2 * self.big, 2 * self.big, "t")
+        cm.model.add(t <= self._scalar_expr(sc.parts[active]) + u) if sign > 0 else \
+            cm.model.add(t >= self._scalar_expr(sc.parts[active]) + u)
         for _ in range(MAX_ROUNDS):
-            cm = self._model()
-            fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first)
-            sc = cm.scenario(fixed, free={active}, policies={defender: [None] + replies})
-            total = self._scalar_expr(sc.parts[active]) + self._best_plan(cm, sc, defender, len(replies) + 1)
-            t = cm.model.new_int_var(-2 * self.big, 2 * self.big, "t")
-            cm.model.add(t <= total) if sign > 0 else cm.model.add(t >= total)
             solver = self._run_toward(cm, t, maximize=sign > 0)
             if solver is None:
                 break
@@ -530,6 +531,7 @@ class _Game:
             if reply in replies:
                 raise SolverError("internal error: a reply does not tighten the bound")
             replies.append(reply)
+            self._cover(cm, u, defender, sc.parts[cm.add_policy(sc, defender, reply)])
             if self._expired():
                 break
         else:
@@ -632,8 +634,7 @@ class _Game:
         for k, sc in enumerate(m.scenarios):  # the policies found since, in each scenario already there
             for policy in policies[m.policies:]:
                 for p in self.responders:
-                    h = self._scalar_expr(sc.parts[cm.add_policy(sc, p, policy)])
-                    cm.model.add(m.best[k][p] >= h) if self.sign[p] > 0 else cm.model.add(m.best[k][p] <= h)
+                    self._cover(cm, m.best[k][p], p, sc.parts[cm.add_policy(sc, p, policy)])
         m.policies = len(policies)
         fs = cm.sources(Step.FIRST_STRIKE)
         for reply in scenarios[len(m.scenarios):]:
@@ -666,9 +667,13 @@ class _Game:
         ``count`` second-step plans in ``sc`` (its largest if it maximizes, else its smallest)."""
         u = cm.model.new_int_var(-self.big, self.big, f"u[{player}]")
         for j in range(count):
-            h = self._scalar_expr(sc.parts[(player, j)])
-            cm.model.add(u >= h) if self.sign[player] > 0 else cm.model.add(u <= h)
+            self._cover(cm, u, player, sc.parts[(player, j)])
         return u
+
+    def _cover(self, cm: CombatModel, u: Expr, player: ObjectId, part: Mapping[str, Term]) -> None:
+        """One more of ``player``'s plans for :meth:`_best_plan`'s variable ``u``: its score ``part``."""
+        h = self._scalar_expr(part)
+        cm.model.add(u >= h) if self.sign[player] > 0 else cm.model.add(u <= h)
 
     def _verify(self, lead: dict[Cell, int], replies: list[dict[Cell, int]],
                 follower_options: list[dict[Cell, int]], cutoff: int | None = None):
@@ -742,8 +747,7 @@ class _Game:
             plans.append(plan)
             self.plans.append(plan)
             for p in master_side:
-                h = self._scalar_expr(sc.parts[cm.add_policy(sc, p, plan)])
-                cm.model.add(best_plan[p] >= h) if self.sign[p] > 0 else cm.model.add(best_plan[p] <= h)
+                self._cover(cm, best_plan[p], p, sc.parts[cm.add_policy(sc, p, plan)])
         return None
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:
