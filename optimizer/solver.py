@@ -511,9 +511,9 @@ class _Game:
         fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first)
         sc = cm.scenario(fixed, free={active}, policies={defender: [None]})
         u = self._best_plan(cm, sc, defender, 1)
+        total = self._scalar_expr(sc.parts[active]) + u
         t = cm.model.new_int_var(-2 * self.big, 2 * self.big, "t")
-        cm.model.add(t <= self._scalar_expr(sc.parts[active]) + u) if sign > 0 else \
-            cm.model.add(t >= self._scalar_expr(sc.parts[active]) + u)
+        cm.model.add(t <= total) if sign > 0 else cm.model.add(t >= total)
         for _ in range(MAX_ROUNDS):
             solver = self._run_toward(cm, t, maximize=sign > 0)
             if solver is None:
@@ -659,7 +659,8 @@ class _Game:
             return None
         lead_values = {k: _value(solver, v) for k, v in m.lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
-        plan_values = [{k: _value(solver, v) for k, v in cells.items()} for cells in m.plan_cells]
+        plan_values = [{k: _value(solver, v) for k, v in cells.items()}  # only needed for coupled fates
+                       for cells in m.plan_cells] if self.probe.any_coupled else []
         return solver.value(m.t), lead_values, follow_values, plan_values, m
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
