@@ -223,6 +223,15 @@ class CombatModel:
         defending player's choices, as the later announcer (510.1), from both players' damage; the
         solver then refines over the defending player's replies instead of solving everyone's part
         in one model."""
+        self.self_scored: frozenset[ObjectId] = frozenset(
+            c.controller for c in self.combatants
+            if len(board.players) >= 3 and c.controller != board.active_player and self.damaged_by(c.id) == c.controller)
+        """With three or more players: the defending players who divide damage dealt to their own
+        creatures (banding, 702.22j), whose part of the objective then depends on whether the active
+        player makes them lose (800.4a: their creatures leave with them). See :attr:`left`."""
+        self.left: frozenset[ObjectId] = frozenset()
+        """Players whose own parts score their creatures as gone, as though they lost (800.4a): the
+        solver values each :attr:`self_scored` player's part both ways on one-step boards."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
         whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
@@ -355,7 +364,7 @@ class CombatModel:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
         if self.any_coupled and self.coupled_gain is not None:
             return "both sides divide damage dealt to some creatures while a lifelink blocker's gain is coupled"
-        if len(board.players) >= 3:
+        if len(board.players) >= 3 and self.two_steps:
             for c in self.combatants:
                 if board.active_player not in (c.controller, self.damaged_by(c.id)):
                     return (f"{self.damaged_by(c.id)} divides the damage dealt to {c.id} (banding, 702.22j), "
@@ -736,11 +745,12 @@ class CombatModel:
         policy_cells = {k: v for k, v in copies.items() if not isinstance(k, str)}
         return Scenario(all_cells, policy_cells, parts, st, active_cells, gone)  # type: ignore[arg-type]
 
-    def coupled_lost(self, sc: Scenario, gained: int) -> Expr:
-        """Whether :attr:`coupled_gain`'s player loses in scenario ``sc`` if its coupled lifelink
-        blockers gain ``gained`` life (704.5a, 704.5c, 704.6c; 510.2: gain and damage are simultaneous)."""
-        q, st = self.coupled_gain, sc.state
-        assert q is not None and st is not None
+    def lost_in(self, sc: Scenario, q: ObjectId, gained: int = 0) -> Expr:
+        """Whether player ``q`` loses in scenario ``sc`` (704.5a, 704.5c, 704.6c), its coupled lifelink
+        blockers gaining ``gained`` life if it is :attr:`coupled_gain`'s player (510.2: gain and
+        damage are simultaneous)."""
+        st = sc.state
+        assert st is not None
         cells = self.dealt_cells(sc.active_cells)
         return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True,
                               coupled_gain=gained)
@@ -944,6 +954,8 @@ class CombatModel:
             gone = st.final_death(c, cells)
             if multiplayer and c.controller in lost:  # leaves with its controller (800.4a)
                 gone = _or(self, [gone, lost[c.controller]])
+            elif c.controller == player and player in self.left:
+                gone = 1
             mine = c.controller == self.decider
             if "kills" in terms and not mine:
                 terms["kills"].add(1, gone)

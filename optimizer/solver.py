@@ -13,7 +13,9 @@ every other player minimizes them. Three cases:
   player's damage is lethal: then its best division for each total gain comes first, one model each,
   and the active player's model takes the defender's best reply among those. And when a creature
   takes damage divided by both players, banding: the defender's replies are refined over, as below;
-  with two steps too, each regular step on a known first step that way.)
+  with two steps too, each regular step on a known first step that way. And with three or more
+  players, when a defending player divides the damage dealt to its own creatures, banding, which
+  leave with it if it loses: its best division is found both ways first, as in ``_self_scored``.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
   never have a choice (none of their creatures blocks two attackers). One model holds the first
   step, the symbolic state after it, and the second step; the active player's side chooses both
@@ -175,6 +177,10 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
                       "objectives' ranges are too wide to combine")
+        elif probe.self_scored and not probe.two_steps:
+            reason = (f"{', '.join(sorted(probe.self_scored))} divide damage dealt to their own creatures (banding, "
+                      "702.22j) in a game of three or more players, and the objectives' ranges are too wide "
+                      "to combine")
         elif probe.any_coupled:
             reason = ("both players divide damage dealt to some creatures (banding, 702.22j-k), and the "
                       "objectives' ranges are too wide to combine")
@@ -423,6 +429,8 @@ class _Game:
     def _solve_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
         if self.probe.any_coupled:  # the defender replies to the active player's division (510.1)
             return self._coupled_fates(first)
+        if self.probe.self_scored and not self.probe.two_steps:
+            return self._self_scored()
         cm = self._fresh_model()
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
@@ -475,7 +483,7 @@ class _Game:
         weight = self.weights[self.names.index("lethal")]
         main = self._model()
         msc = main.scenario({}, free=free, policies={})
-        lost = {level: main.coupled_lost(msc, level) for level in replies}
+        lost = {level: main.lost_in(msc, q, level) for level in replies}
         reply = main.model.new_int_var(-self.big, self.big, "reply")
         for level, (value, _) in replies.items():
             main.model.add(reply <= value + weight * lost[level])
@@ -490,6 +498,44 @@ class _Game:
         values.update(replies[chosen][1])
         value = _value(solver, active) + replies[chosen][0] + weight * _value(solver, lost[chosen])
         return _line(values), (value if self.proven else None), self.proven
+
+    # --- one step, three or more players, defenders dividing damage to their own creatures ----------
+    def _self_scored(self) -> tuple[tuple[Assignment, ...], int]:
+        """One damage step with three or more players where some defending players divide the damage
+        dealt to their own creatures (banding, 702.22j), while the active player's damage decides
+        whether they lose and their creatures leave with them (800.4a). Each such player's division
+        does not depend on the active player's (one step: its part sees only its own damage), so its
+        best part is found both ways first, with its creatures in play and with them gone; the main
+        model then counts, for each such player, the first if it survives and the second if it
+        loses, and the line takes the division that goes with what happened."""
+        probe, active = self.probe, self.board.active_player
+        everyone = {p.id for p in self.board.players}
+        if not self.combine:
+            raise SolverError("internal error: defenders' own divisions need combined objectives")
+        best: dict[bool, tuple[dict[ObjectId, int], dict]] = {}
+        for left in (False, True):
+            cm = self._model()
+            cm.left = probe.self_scored if left else frozenset()
+            sc = cm.scenario({}, free=everyone, policies={})
+            parts = {("part", q): self._scalar_expr(sc.parts[q]) for q in sorted(probe.self_scored)}
+            stage = sum((self.sign[q] * e for (_, q), e in parts.items()), 0)
+            values, _ = self._optimize(cm, [stage], {**sc.cells, **parts}, None)
+            best[left] = ({q: values.pop(("part", q)) for q in probe.self_scored}, values)
+        cm = self._model()
+        sc = cm.scenario({}, free=everyone, policies={})
+        lost = {("lost", q): cm.lost_in(sc, q) for q in sorted(probe.self_scored)}
+        active_part = self._scalar_expr(sc.parts[active]) + sum(
+            (best[True][0][q] * v + best[False][0][q] * (1 - v) for (_, q), v in lost.items()), 0)
+        others = [p for p in sc.parts if p != active and p not in probe.self_scored]
+        stage = self.sign[active] * active_part + sum((self.sign[p] * self._scalar_expr(sc.parts[p]) for p in others), 0)
+        total = active_part + sum((self._scalar_expr(sc.parts[p]) for p in others), 0)
+        values, value = self._optimize(cm, [stage], {**sc.cells, **lost}, total)
+        for q in probe.self_scored:  # each such player's division for what happened to it
+            division = best[bool(values[("lost", q)])][1]
+            values.update({k: v for k, v in division.items() if probe.chooser[k[1]] == q})
+        for q in probe.self_scored:
+            values.pop(("lost", q))
+        return _line(values), value
 
     # --- one step, creatures whose damage both players divide -------------------------------------
     def _coupled_fates(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:

@@ -258,6 +258,21 @@ def test_banding_blocker_of_a_player_who_loses_leaves_the_game_with_them():
     assert solved(board, ["kills"]).objective == {"kills": 1}
 
 
+def test_defender_dividing_damage_to_its_own_creatures_loses_them_all_when_trampled_out():
+    """Three players, one step: B divides the 3/3's damage between its banding 0/1 and a 0/2 (702.22j)
+    and saves one of them. A's 2/2 trampler, blocked by a 0/1, can put 2 on it (B keeps one of the two,
+    two kills) or 1 on it and 1 on B, at 1 life: B loses, and its three creatures leave the game with
+    it (800.4a), three kills whatever B divides. The encoding values B's division both ways."""
+    board = make_board(attacker("x", 3, 3, "B"), attacker("u", 2, 2, "B", "trample"),
+                       blocker("k", 0, 1, "x", "banding"), blocker("w", 0, 2, "x"), blocker("z", 0, 1, "u"),
+                       players=[player("A"), player("B", 1), player("C")])
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 3} and result.method == "cp-sat"
+    assert assigned(result)[("u", "B")] == 1 and result.outcome.players["B"].lost
+    safe = check_line(board, dmg("u", "z", 2), dmg("x", "w", 3))
+    assert safe.legal and set(safe.outcome.destroyed) == {"z", "w"}
+
+
 # --- input ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("effect, field, words", [
