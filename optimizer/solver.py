@@ -512,6 +512,7 @@ class _Game:
         everyone = {p.id for p in self.board.players}
         if not self.combine:
             raise SolverError("internal error: defenders' own divisions need combined objectives")
+        # (the ("part", q) and ("lost", q) entries read those expressions' values back with the cells)
         best: dict[bool, tuple[dict[ObjectId, int], dict]] = {}
         for left in (False, True):
             cm = self._model()
@@ -531,10 +532,8 @@ class _Game:
         total = active_part + sum((self._scalar_expr(sc.parts[p]) for p in others), 0)
         values, value = self._optimize(cm, [stage], {**sc.cells, **lost}, total)
         for q in probe.self_scored:  # each such player's division for what happened to it
-            division = best[bool(values[("lost", q)])][1]
+            division = best[bool(values.pop(("lost", q)))][1]
             values.update({k: v for k, v in division.items() if probe.chooser[k[1]] == q})
-        for q in probe.self_scored:
-            values.pop(("lost", q))
         return _line(values), value
 
     # --- one step, creatures whose damage both players divide -------------------------------------
