@@ -116,6 +116,17 @@ def test_banding_cpsat_equals_brute_force(board_json, objective, decider):
     event("method: " + result.method)
 
 
+@settings(max_examples=150)
+@given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "B", "C", "D"]))
+def test_multiplayer_banding_cpsat_equals_brute_force(board_json, objective, decider):
+    """702.22j-k with 800.4a: a defending player dividing damage dealt to its own creatures, which
+    leave with it if it loses, and dividers the first-strike step may change, in games of three or
+    more players."""
+    assume(len(board_json["players"]) >= 3)
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
+
+
 @settings(max_examples=100)
 @given(board_json=boards(), objective=objectives)
 def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
