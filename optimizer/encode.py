@@ -234,7 +234,8 @@ class CombatModel:
         solver values each :attr:`self_scored` player's part both ways on one-step boards."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
-        whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the parts."""
+        whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the active
+        player's part (with two steps it is in its own part)."""
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
@@ -489,12 +490,13 @@ class CombatModel:
             and not all(self._dealt[(c.id, t)].identity for t, _ in self.targets(c))
 
     def _find_coupled_gain(self) -> ObjectId | None:
-        """The player whose own lifelink blockers' divided gain (see :meth:`_divided_gain`) decides
-        whether it loses, on a one-step board of a two-player game: then the active player's damage
-        and that player's division together decide ``lethal``. The solver handles that coupling: for
-        each total gain, the player's best division with that gain; None if there is no such player
-        or the board has another kind of coupling."""
-        if self.two_steps or len(self.board.players) != 2:
+        """The player whose own lifelink blockers' divided regular-step gain (see :meth:`_divided_gain`)
+        decides whether it loses, in a two-player game: then the active player's damage and that
+        player's division together decide ``lethal``. The solver handles that coupling: with one
+        step, for each total gain, the player's best division with that gain; with two, its loss is
+        scored in its own part, as its reply (see :meth:`_part`). None if there is no such player or
+        the board has another kind of coupling."""
+        if self.unstable or len(self.board.players) != 2:
             return None
         found = {c.controller for c in self.sources(Step.REGULAR) if self._divided_gain(c)}
         if len(found) != 1:
@@ -695,7 +697,15 @@ class CombatModel:
                 t = self.targets(s)[0][0]
                 if isinstance(b.get(t), Creature) and self.damaged_by(t) == player:
                     merged[(s.id, t)] = st.effective_power(s)
-        return self._terms(st, {**merged, **cells} if merged else cells, player)
+        terms = self._terms(st, {**merged, **cells} if merged else cells, player)
+        if player == self.coupled_gain and self.two_steps and "lethal" in terms:
+            # its gain is its reply's (510.1): whether it loses is scored with its division
+            dealt = self.dealt_cells(active_cells)
+            gained = sum((self.dealt((c.id, t), cells[(c.id, t)]) for c in self.coupled_sources()
+                          for t, _ in self.targets(c)), 0)
+            terms["lethal"].add(1, st.player_lost(player, dealt, st.player_loss(player, dealt),
+                                                  st.player_poison(player, dealt), second=True, coupled_gain=gained))
+        return terms
 
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
                   policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]],

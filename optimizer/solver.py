@@ -13,7 +13,8 @@ every other player minimizes them. Three cases:
   player's damage is lethal: then its best division for each total gain comes first, one model each,
   and the active player's model takes the defender's best reply among those. And when a creature
   takes damage divided by both players, banding: the defender's replies are refined over, as below;
-  with two steps too, each regular step on a known first step that way. And with three or more
+  with two steps too, each regular step on a known first step that way, and so is one where the
+  lifelink gain decides the defender's loss (``_defender_replies``). And with three or more
   players, when a defending player divides the damage dealt to its own creatures, banding, which
   leave with it if it loses: its best division is found both ways first, as in ``_self_scored``.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
@@ -162,7 +163,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
-    if reason is None and probe.two_steps and (probe.any_coupled or (probe.unstable and not probe.active_decides_unstable())):
+    if reason is None and probe.two_steps and (probe.any_coupled or probe.coupled_gain is not None
+                                               or (probe.unstable and not probe.active_decides_unstable())):
         defender = [p.id for p in board.players if p.id != board.active_player]
         replies = _count_first_step_options(probe, defender)
         if replies > ENUMERATED_REPLIES and probe.unstable:
@@ -170,9 +172,12 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
             reason = (f"banding lets the other side divide damage (702.22j-k), and whether {', '.join(names)} "
                       f"{'survives' if len(names) == 1 else 'survive'} the first-strike step depends on "
                       f"more than {ENUMERATED_REPLIES} first-step replies")
-        elif replies > ENUMERATED_REPLIES:
+        elif replies > ENUMERATED_REPLIES and probe.any_coupled:
             reason = (f"both sides divide regular-step damage dealt to {', '.join(sorted(probe.any_coupled))} "
                       f"(banding, 702.22j-k), after more than {ENUMERATED_REPLIES} first-step replies")
+        elif replies > ENUMERATED_REPLIES:
+            reason = (f"{probe.coupled_gain}'s lifelink blockers' regular-step gain decides whether it loses, "
+                      f"after more than {ENUMERATED_REPLIES} first-step replies")
     if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
@@ -342,6 +347,10 @@ class _Game:
         self._second_steps: dict[tuple, tuple[tuple[Assignment, ...], int]] = {}
         self.case: frozenset[ObjectId] | None = None
         """The creatures with banding the active player's first step must destroy (see :meth:`_by_cases`)."""
+        self.replying = bool(probe.any_coupled) or (probe.coupled_gain is not None and probe.two_steps)
+        """Whether the defender's regular-step division is a reply to the active player's (510.1)
+        that decides more than its own part: creatures whose damage both players divide, or its
+        lifelink blockers' gain deciding whether it loses (two steps; one step has its own solve)."""
         self.plans: list[dict[Cell, int]] = []
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
@@ -373,10 +382,10 @@ class _Game:
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = self.probe
-        if probe.coupled_gain is not None:
+        if probe.coupled_gain is not None and not probe.two_steps:
             return self._coupled_gain()
         if probe.any_coupled and not probe.two_steps:
-            line, value = self._coupled_fates({})
+            line, value = self._defender_replies({})
             return line, value, self.proven
         if not probe.two_steps:
             line, value = self._fixed_first_step({})
@@ -427,8 +436,8 @@ class _Game:
         return self._second_steps[key]
 
     def _solve_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
-        if self.probe.any_coupled:  # the defender replies to the active player's division (510.1)
-            return self._coupled_fates(first)
+        if self.replying:  # the defender replies to the active player's division (510.1)
+            return self._defender_replies(first)
         if self.probe.self_scored and not self.probe.two_steps:
             return self._self_scored()
         cm = self._fresh_model()
@@ -537,10 +546,10 @@ class _Game:
         return _line(values), value
 
     # --- one step, creatures whose damage both players divide -------------------------------------
-    def _coupled_fates(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
+    def _defender_replies(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int | None]:
         """The regular damage step after the first-strike damage ``first`` (none with one step) when
-        some creature takes damage divided by both players (banding, 702.22j-k): the defending
-        player announces after the active player (510.1) and replies to it. Refinement: a master
+        the defending player's division is a reply to the active player's that decides more than its
+        own part (:attr:`replying`): it announces after the active player (510.1). Refinement: a master
         model picks the active player's damage against a growing set of the defender's replies (each
         used where legal, else a default), scoring the defender's best of them; the defender's exact
         reply to that damage either meets the master's bound or joins the set. The value is None
@@ -627,7 +636,7 @@ class _Game:
             # else a model picks the reply (not when the reply decides who divides in the regular step)
             # (nor when the regular step is itself a reply to the active player's division, 510.1)
             enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
-                                     or probe.any_coupled)
+                                     or self.replying)
             found = None if enumerate_replies else self._verify_by_plans(lead)
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
@@ -648,7 +657,7 @@ class _Game:
                 scenarios.append(worst)
             for k, reply in enumerate(scenarios[:len(follow)]):  # tighten each scenario where the master stands
                 state = {**lead, **reply, **follow.get(k, {})}
-                if probe.any_coupled:  # the reply to the master's own regular step there (510.1)
+                if self.replying:  # the reply to the master's own regular step there (510.1)
                     line, _ = self._reply(state, plans[k])
                     second_steps.append(self._responders_second_step(line))
                 else:
@@ -705,7 +714,7 @@ class _Game:
         lead_values = {k: _value(solver, v) for k, v in m.lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
         plan_values = [{k: _value(solver, v) for k, v in cells.items()}  # only needed for coupled fates
-                       for cells in m.plan_cells] if self.probe.any_coupled else []
+                       for cells in m.plan_cells] if self.replying else []
         return solver.value(m.t), lead_values, follow_values, plan_values, m
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:

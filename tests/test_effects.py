@@ -448,6 +448,23 @@ def test_first_strike_lifelink_blocker_divides_to_gain_life_before_the_regular_s
     assert on_a1.legal and on_a1.outcome.players["B"].lost
 
 
+def test_lifelink_blocker_dividing_in_the_regular_step_after_first_strike_keeps_its_player_alive():
+    """510.2 with 702.15b across 510.4: the first striker takes B from 4 to 3; in the regular step the
+    unblocked 4/4 deals 4 while B divides its white lifelink 2/4's damage between a1 (protection from
+    white: no life) and a2. Gain and damage are simultaneous: all on a2 leaves B at 3 + 2 - 4 = 1.
+    B replies to A's division (510.1), and the encoding scores its loss with that reply."""
+    board = make_board(attacker("a1", 2, 2, "B", protection_from=["white"]), attacker("a2", 2, 2, "B"),
+                       attacker("u", 4, 4, "B"), attacker("f", 1, 1, "B", "first strike"),
+                       blocker("l", 2, 4, ["a1", "a2"], "lifelink", colors=["white"]),
+                       players=[player("A"), player("B", 4)])
+    result = solved(board, ["lethal", "kills"])
+    assert result.objective == {"lethal": 0, "kills": 1} and result.method == "cp-sat"
+    assert assigned(result)[("l", "a2")] == 2 and result.outcome.players["B"].life == 1
+    on_a1 = check_line(board, dmg("f", "B", 1, "first_strike"), dmg("l", "a1", 2), dmg("a1", "l", 2),
+                       dmg("a2", "l", 2), dmg("u", "B", 4))
+    assert on_a1.legal and on_a1.outcome.players["B"].lost
+
+
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
     """615.7 across 510.4: a double striker 3/3 and a shield of 4 on the blocking 0/5: 3 prevented in
     the first-strike step, 1 in the regular step, so 2 damage is dealt and the 0/5 survives; with a
