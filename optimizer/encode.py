@@ -20,6 +20,7 @@ checker or brute-force enumerator, which are what the tests hold it against.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Mapping, Sequence, Union
@@ -240,6 +241,19 @@ class CombatModel:
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
         self.choose_orders()
+
+    def fresh(self) -> "CombatModel":
+        """An empty model of the same board, sharing this one's analysis of it (views, targets,
+        effects, orders), which nothing changes once it is built."""
+        other = copy.copy(self)
+        other.model = _Model()
+        other._domains = {}
+        other._ids = count()
+        other.first_modes = {}
+        other.case = None
+        other.left = frozenset()
+        other._use_view(frozenset())
+        return other
 
     # --- who assigns what, where ------------------------------------------------------------------
     def targets(self, c: Creature) -> list[tuple[ObjectId, str]]:

@@ -371,7 +371,7 @@ class _Game:
         return self._model()
 
     def _model(self) -> CombatModel:
-        cm = CombatModel(self.board, self.decider, self.names)
+        cm = self.probe.fresh()
         cm.case = self.case
         return cm
 
