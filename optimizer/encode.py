@@ -226,7 +226,8 @@ class CombatModel:
         in one model."""
         self.self_scored: frozenset[ObjectId] = frozenset(
             c.controller for c in self.combatants
-            if len(board.players) >= 3 and c.controller != board.active_player and self.damaged_by(c.id) == c.controller)
+            if c.controller != board.active_player and self.damaged_by(c.id) == c.controller
+        ) if len(board.players) >= 3 else frozenset()
         """With three or more players: the defending players who divide damage dealt to their own
         creatures (banding, 702.22j), whose part of the objective then depends on whether the active
         player makes them lose (800.4a: their creatures leave with them). See :attr:`left`."""
@@ -714,11 +715,7 @@ class CombatModel:
         terms = self._terms(st, {**merged, **cells} if merged else cells, player)
         if player == self.coupled_gain and self.two_steps and "lethal" in terms:
             # its gain is its reply's (510.1): whether it loses is scored with its division
-            dealt = self.dealt_cells(active_cells)
-            gained = sum((self.dealt((c.id, t), cells[(c.id, t)]) for c in self.coupled_sources()
-                          for t, _ in self.targets(c)), 0)
-            terms["lethal"].add(1, st.player_lost(player, dealt, st.player_loss(player, dealt),
-                                                  st.player_poison(player, dealt), second=True, coupled_gain=gained))
+            terms["lethal"].add(1, self._lost(st, active_cells, player, self._coupled_gain_in(cells)))
         return terms
 
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -773,16 +770,22 @@ class CombatModel:
         """Whether player ``q`` loses in scenario ``sc`` (704.5a, 704.5c, 704.6c), its coupled lifelink
         blockers gaining ``gained`` life if it is :attr:`coupled_gain`'s player (510.2: gain and
         damage are simultaneous)."""
-        st = sc.state
-        assert st is not None
-        cells = self.dealt_cells(sc.active_cells)
+        assert sc.state is not None
+        return self._lost(sc.state, sc.active_cells, q, gained)
+
+    def _lost(self, st: "_State", active_cells: Mapping[Cell, Expr], q: ObjectId, gained: Expr = 0) -> Expr:
+        cells = self.dealt_cells(active_cells)
         return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True,
                               coupled_gain=gained)
 
     def coupled_gain_expr(self, sc: Scenario) -> Expr:
         """The life the coupled lifelink blockers gain in ``sc``'s free cells: their damage dealt."""
-        return sum((self.dealt((c.id, t), sc.cells[(Step.REGULAR, c.id, t)])
-                    for c in self.coupled_sources() for t, _ in self.targets(c)), 0)
+        return self._coupled_gain_in({(s, t): v for (step, s, t), v in sc.cells.items() if step is Step.REGULAR})
+
+    def _coupled_gain_in(self, cells: Mapping[Cell, Expr]) -> Expr:
+        """The damage the coupled lifelink blockers deal with their assignment in ``cells``."""
+        return sum((self.dealt((c.id, t), cells[(c.id, t)]) for c in self.coupled_sources()
+                    for t, _ in self.targets(c)), 0)
 
     def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
                     st: "_State", modes: dict[ObjectId, Expr]) -> dict[Cell, Expr]:
