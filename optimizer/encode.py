@@ -21,7 +21,7 @@ checker or brute-force enumerator, which are what the tests hold it against.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Mapping, Sequence, Union
 
@@ -386,18 +386,16 @@ class CombatModel:
                     return (f"{self.damaged_by(c.id)} divides the damage dealt to {c.id} (banding, 702.22j), "
                             "while whether its controller loses and it leaves the game with them (800.4a) "
                             "is up to the active player")
-        shielded: dict[ObjectId, int] = {}
+        shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
         for c in self.combatants:
             rules = {t: self._dealt[(c.id, t)] for t, _ in self._all_targets[c.id]}
             for t, rule in rules.items():
                 if rule.factor * (max(amount_of(c), 0) + rule.added) > MAX_DEALT:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
-                if rule.shield:
-                    shielded[t] = shielded.get(t, 0) + 1
-                if (rule.shield or rule.ordered) and t in self._hit_first:
-                    return (f"the effects on {c.id}'s damage to {t}, which may also be dealt first-strike "
-                            "damage (the choices for them then shape the regular step)")
+                if rule.ordered and t in self._hit_first:
+                    return (f"the order (616.1) of the effects on {c.id}'s damage to {t}, which may also be "
+                            "dealt first-strike damage (the order then shapes the regular step)")
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
@@ -405,7 +403,13 @@ class CombatModel:
             if c in regular and self._divided_gain(c) and self._gain_matters(c.controller) \
                     and c.controller != self.coupled_gain:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
-        for t, n in shielded.items():
+        steps = (Step.FIRST_STRIKE, Step.REGULAR) if self.two_steps else (Step.REGULAR,)
+        for step in steps:  # 615.7: a choice only among damage dealt at once
+            for c in self.sources(step):
+                for t, _ in self._all_targets[c.id]:
+                    if self._dealt[(c.id, t)].shield:
+                        shielded[(step, t)] = shielded.get((step, t), 0) + 1
+        for (_, t), n in shielded.items():
             if n > 1 and t not in self._pooled:
                 return (f"damage from several sources can reach the shield on {t}, and which damage it "
                         "prevents matters (615.7: its player chooses)")
@@ -567,12 +571,13 @@ class CombatModel:
 
     def most_dealt(self, c: Creature) -> int:
         """A bound on the damage ``c`` deals in one step, effects included (pooled shields may prevent
-        none of it)."""
+        none of it, and a shield first-strike damage reaches may be used up by the regular step)."""
         amount = max(amount_of(c), 0)
         rules = [(t, self._dealt[(c.id, t)]) for t, _ in self._all_targets[c.id]]
         if all(r.identity for _, r in rules):
             return amount if rules else 0
-        return sum(amount if t in self._pooled else r.apply(amount, least=False) for t, r in rules)
+        return sum(amount if t in self._pooled or (r.shield and t in self._hit_first) else r.apply(amount, least=False)
+                   for t, r in rules)
 
     def choose_orders(self) -> None:
         """616.1 in the last damage step: the affected player orders the effects on each damage to
@@ -715,7 +720,7 @@ class CombatModel:
         terms = self._terms(st, {**merged, **cells} if merged else cells, player)
         if player == self.coupled_gain and self.two_steps and "lethal" in terms:
             # its gain is its reply's (510.1): whether it loses is scored with its division
-            terms["lethal"].add(1, self._lost(st, active_cells, player, self._coupled_gain_in(cells)))
+            terms["lethal"].add(1, self._lost(st, active_cells, player, self._coupled_gain_in(st, cells)))
         return terms
 
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -774,17 +779,18 @@ class CombatModel:
         return self._lost(sc.state, sc.active_cells, q, gained)
 
     def _lost(self, st: "_State", active_cells: Mapping[Cell, Expr], q: ObjectId, gained: Expr = 0) -> Expr:
-        cells = self.dealt_cells(active_cells)
+        cells = self.dealt_cells(active_cells, st.shields_left)
         return st.player_lost(q, cells, st.player_loss(q, cells), st.player_poison(q, cells), second=True,
                               coupled_gain=gained)
 
     def coupled_gain_expr(self, sc: Scenario) -> Expr:
         """The life the coupled lifelink blockers gain in ``sc``'s free cells: their damage dealt."""
-        return self._coupled_gain_in({(s, t): v for (step, s, t), v in sc.cells.items() if step is Step.REGULAR})
+        assert sc.state is not None
+        return self._coupled_gain_in(sc.state, {(s, t): v for (step, s, t), v in sc.cells.items() if step is Step.REGULAR})
 
-    def _coupled_gain_in(self, cells: Mapping[Cell, Expr]) -> Expr:
+    def _coupled_gain_in(self, st: "_State", cells: Mapping[Cell, Expr]) -> Expr:
         """The damage the coupled lifelink blockers deal with their assignment in ``cells``."""
-        return sum((self.dealt((c.id, t), cells[(c.id, t)]) for c in self.coupled_sources()
+        return sum((self.dealt((c.id, t), cells[(c.id, t)], st.shields_left) for c in self.coupled_sources()
                     for t, _ in self.targets(c)), 0)
 
     def _free_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
@@ -898,9 +904,17 @@ class CombatModel:
                     self._zero_unless(cells[(s.id, t)], reached)
 
     # --- damage dealt -----------------------------------------------------------------------------
-    def dealt(self, cell: Cell, x: Expr) -> Expr:
-        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614, 616.1; see :class:`DealtRule`)."""
+    def dealt(self, cell: Cell, x: Expr, shields_left: Mapping[int, Expr] | None = None) -> Expr:
+        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614, 616.1; see :class:`DealtRule`),
+        in the regular step after the first-strike step left its shields at ``shields_left``."""
         rule, least = self._dealt[cell], self.least[cell]
+        if shields_left and rule.shields and rule.shields[0] in shields_left:
+            left = shields_left[rule.shields[0]]  # a shield alone on this damage (see unsupported)
+            if not _is_const(left):
+                v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "dealt")
+                self.model.add_max_equality(v, [x - left, 0])
+                return v
+            rule = replace(rule, shield=left)
         if _is_const(x) or rule.prevented:
             return rule.apply(x, least) if _is_const(x) else 0
         if rule.identity:
@@ -918,26 +932,31 @@ class CombatModel:
                                             - rule.shield, 0])
         return v
 
-    def dealt_cells(self, cells: Mapping[Cell, Expr]) -> dict[Cell, Expr]:
-        """Damage dealt in each cell of one step's assignments."""
+    def dealt_cells(self, cells: Mapping[Cell, Expr], shields_left: Mapping[int, Expr] | None = None
+                    ) -> dict[Cell, Expr]:
+        """Damage dealt in each cell of one step's assignments (see :meth:`dealt`)."""
         out: dict[Cell, Expr] = {}
         pools: dict[ObjectId, list[tuple[Cell, Expr]]] = {}
         for cell, x in cells.items():
             if cell[1] in self._pooled and self._dealt[cell].shield:
                 pools.setdefault(cell[1], []).append((cell, x))
             else:
-                out[cell] = self.dealt(cell, x)
+                out[cell] = self.dealt(cell, x, shields_left)
         for target, pool in pools.items():
-            out.update(self._pooled_dealt(target, pool))
+            out.update(self._pooled_dealt(target, pool, shields_left))
         return _Indexed(out)
 
-    def _pooled_dealt(self, target: ObjectId, pool: list[tuple[Cell, Expr]]) -> dict[Cell, Expr]:
+    def _pooled_dealt(self, target: ObjectId, pool: list[tuple[Cell, Expr]],
+                      shields_left: Mapping[int, Expr] | None = None) -> dict[Cell, Expr]:
         """615.7 with several sources at once: the shields prevent min(shields, total) in all, taken
         from the sources in any way (see :meth:`_find_pooled`); each cell deals at most what it
         assigns, and together they deal what the shields leave."""
-        shield = self._dealt[pool[0][0]].shield
+        rule = self._dealt[pool[0][0]]
+        shield: Expr = rule.shield
+        if shields_left and rule.shields[0] in shields_left:  # one shield (see unsupported)
+            shield = shields_left[rule.shields[0]]
         total = sum(x for _, x in pool)
-        if all(_is_const(x) for _, x in pool):
+        if all(_is_const(x) for _, x in pool) and _is_const(shield):
             left, out = max(0, total - shield), {}
             for cell, x in pool:  # any split: the first cells keep their damage
                 out[cell] = min(x, left)
@@ -962,7 +981,7 @@ class CombatModel:
         """The objective terms decided by ``player``'s second-step ``cells`` (and, for the active
         player, everything about players, planeswalkers and battles)."""
         b = self.board
-        cells = self.dealt_cells(cells)
+        cells = self.dealt_cells(cells, st.shields_left)
         terms = {name: Term() for name in self.objective}
         active = player == b.active_player
         lost: dict[ObjectId, Expr] = {}
@@ -1148,6 +1167,15 @@ class _State:
         first = self.first = cm.dealt_cells(assigned_first)
         """First-step damage dealt (legality and lethal use what was assigned, 702.19b)."""
         b = cm.board
+        self.shields_left: dict[int, Expr] = {}
+        """What each shield first-strike damage reached has left for the regular step (615.7): each
+        such damage meets that shield alone (see :meth:`CombatModel.unsupported`), which prevents
+        what it assigns minus what it deals."""
+        for (s, t), x in assigned_first.items():
+            rule = cm._dealt[(s, t)]
+            if rule.shield and not rule.prevented:
+                i = rule.shields[0]
+                self.shields_left[i] = self.shields_left.get(i, rule.shield) - (x - first[(s, t)])
         self.incoming: dict[ObjectId, Expr] = {c.id: _sum_to(first, c.id) for c in cm.combatants}
         self.counters: dict[ObjectId, Expr] = {
             c.id: _sum_to(first, c.id, lambda s: _counters(b.creature(s))) for c in cm.combatants}
@@ -1259,7 +1287,7 @@ class _State:
                         continue  # ``coupled_gain``, below
                     else:
                         assert len(targets) == 1 and s.id not in self.second_total
-                        gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s))
+                        gained = gained + cm.dealt((s.id, targets[0][0]), self.effective_power(s), self.shields_left)
         if second and q == cm.coupled_gain:
             gained = gained + coupled_gain
         return gained

@@ -174,18 +174,20 @@ PERSONAL = ("lifelink", "deathtouch", "infect", "wither")
 
 
 @st.composite
-def shield_boards(draw: Any) -> dict[str, Any]:
+def shield_boards(draw: Any, first_strike: bool = False) -> dict[str, Any]:
     """Boards with "prevent the next N" shields, most on the defending player, often reached by
     several sources at once (615.7); half of them without the abilities that make it matter which
-    damage a shield prevents."""
-    board = draw(boards(max_blockers=draw(st.integers(0, 3)), strikes=draw(st.booleans()),
+    damage a shield prevents. ``first_strike``: always with first strikers, most shields on
+    creatures (what both damage steps reach)."""
+    board = draw(boards(max_blockers=draw(st.integers(0, 3)), strikes=first_strike or draw(st.booleans()),
                         effects=draw(st.booleans()), pressure=draw(st.booleans())))
     ids = ([c["id"] for c in board["creatures"]] + [p["id"] for p in board["players"]]
            + [w["id"] for w in board.get("planeswalkers", [])])
+    likely = [c["id"] for c in board["creatures"]] if first_strike else ["B"]
     shields = []
     for _ in range(draw(st.integers(1, 3))):
         shield = {"kind": "prevent", "amount": draw(st.integers(1, 5)),
-                  "recipients": [draw(st.sampled_from(ids + ["B"] * len(ids)))]}
+                  "recipients": [draw(st.sampled_from(ids + likely * len(ids)))]}
         if draw(st.integers(0, 3)) == 0:
             shield["sources"] = [draw(st.sampled_from([c["id"] for c in board["creatures"]]))]
         shields.append(shield)

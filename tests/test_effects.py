@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from optimizer import InvalidBoardError, load_board
+from optimizer.encode import CombatModel
 from scenarios import attacker, blocker, check_line, make_board, player, solved
 
 FURNACE = {"kind": "double"}
@@ -465,19 +466,30 @@ def test_lifelink_blocker_dividing_in_the_regular_step_after_first_strike_keeps_
     assert on_a1.legal and on_a1.outcome.players["B"].lost
 
 
-def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
+def board_with_shield_across_steps(shield):
+    return make_board(attacker("a", 3, 3, "B", "double strike"), blocker("b", 0, 5, "a"),
+                      effects=[{"kind": "prevent", "amount": shield, "recipients": ["b"]}])
+
+
+def test_shield_used_up_across_both_steps():
     """615.7 across 510.4: a double striker 3/3 and a shield of 4 on the blocking 0/5: 3 prevented in
     the first-strike step, 1 in the regular step, so 2 damage is dealt and the 0/5 survives; with a
-    shield of 1 it takes 2 + 3 and dies."""
+    shield of 1 it takes 2 + 3 and dies. The encoding carries what is left of the shield."""
+    result = solved(board_with_shield_across_steps(4), ["kills"])
+    assert result.method == "cp-sat" and result.objective == {"kills": 0}
+    assert result.outcome.creatures["b"].damage == 2
+    assert solved(board_with_shield_across_steps(1), ["kills"]).objective == {"kills": 1}
+
+
+def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
+    """The same boards through the stepwise search, which applies the first step on the board."""
     import optimizer.solver as solver_module
 
     monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
-    def board(shield):
-        return make_board(attacker("a", 3, 3, "B", "double strike"), blocker("b", 0, 5, "a"),
-                          effects=[{"kind": "prevent", "amount": shield, "recipients": ["b"]}])
-    result = solved(board(4), ["kills"])
+    monkeypatch.setattr(CombatModel, "unsupported", lambda self: "forced" if self.two_steps else None)
+    result = solved(board_with_shield_across_steps(4), ["kills"])
     assert result.method == "stepwise" and result.objective == {"kills": 0}
-    assert solved(board(1), ["kills"]).objective == {"kills": 1}
+    assert solved(board_with_shield_across_steps(1), ["kills"]).objective == {"kills": 1}
 
 
 def test_stepwise_search_counts_blockers_left_out_of_combat_leaving_with_their_player(monkeypatch):
@@ -498,18 +510,22 @@ def test_stepwise_search_counts_blockers_left_out_of_combat_leaving_with_their_p
     assert assigned(result)[("a2", "b")] == 1
 
 
-def test_shield_across_both_steps_on_a_large_board_solves_each_regular_step_with_cpsat():
+@pytest.mark.parametrize("path", ["cp-sat", "stepwise"])
+def test_shield_across_both_steps_on_a_large_board(path, monkeypatch):
     """A double striker's 2 + 2 damage into a 0/9 with "prevent the next 5": 3 of the shield is left
-    for the regular step, which is a one-step board the encoding models; the four 20/30 attackers
-    kill their 1/5 blockers. Far too large for the whole exhaustive search."""
+    for the regular step; the four 20/30 attackers kill their 1/5 blockers. Far too large for the
+    whole exhaustive search. The encoding carries the shield's remainder; the stepwise search solves
+    each regular step, a one-step board, with CP-SAT."""
+    if path == "stepwise":
+        monkeypatch.setattr(CombatModel, "unsupported", lambda self: "forced" if self.two_steps else None)
     pairs = [(attacker(f"a{i}", 20, 30, "B"), blocker(f"x{i}", 1, 5, f"a{i}"), blocker(f"y{i}", 1, 5, f"a{i}"))
              for i in range(4)]
     board = make_board(attacker("ds", 2, 2, "B", "double strike"), blocker("s", 0, 9, "ds"),
                        *[c for trio in pairs for c in trio],
                        effects=[{"kind": "prevent", "amount": 5, "recipients": ["s"]}])
     result = solved(board, ["kills"])
-    assert result.method == "stepwise" and result.status == "optimal"
-    assert result.objective == {"kills": 8}
+    assert result.method == path and result.status == "optimal"
+    assert result.objective == {"kills": 8} and result.outcome.creatures["s"].damage == 0
 
 
 @pytest.mark.parametrize("fallback", ["exhaustive", "stepwise"])
@@ -522,7 +538,9 @@ def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, mo
         monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)
     board = make_board(attacker("a", 2, 2, "B", "deathtouch", "first strike"), attacker("c", 3, 3, "B"),
                        blocker("b", 0, 4, ["a", "c"]), blocker("d", 1, 2, ["a", "c"]),
-                       effects=[{"kind": "prevent", "amount": 2, "recipients": ["b"]}])
+                       effects=[{"kind": "prevent", "amount": 1, "recipients": ["b"]},
+                                {"kind": "prevent", "amount": 1, "recipients": ["b"]}])
+    assert CombatModel(board, "A", ("kills",)).unsupported() is not None  # two shields first strike reaches
     result = solve(board, objective=["kills"], time_limit=1e-6)
     assert result.method == fallback and result.status == "feasible"
     assert check(board, result.assignments, result.dealing).legal

@@ -54,6 +54,15 @@ def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json,
     event("method: " + result.method)
 
 
+@settings(max_examples=200)
+@given(board_json=shield_boards(first_strike=True), objective=objectives,
+       decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_shields_both_damage_steps_reach_cpsat_equals_brute_force(board_json, objective, decider):
+    """615.7 across 510.4: what first-strike damage leaves of a shield is what the regular step meets."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
+
+
 @settings(max_examples=300)
 @given(board_json=st.one_of(boards(strikes=True, effects=True), boards(strikes=True, effects=True, pressure=True),
                             shield_boards(), lifelink_blocker_boards()),
