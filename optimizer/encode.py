@@ -464,8 +464,7 @@ class CombatModel:
                    f"{c} may be gone in the regular step")
         if len(self.unstable) > MAX_UNSTABLE:
             return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
-        deciders = {self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
-                    if any(t in self.unstable for t, _ in self.targets(s))}
+        deciders = self._unstable_deciders()
         if len(deciders) > 1:
             return culprit + ", which both players' first-strike damage decides"
         board = self.board
@@ -486,11 +485,16 @@ class CombatModel:
                                  "controller leave the game)"
         return None
 
+    def _unstable_deciders(self) -> set[ObjectId]:
+        """The players whose first-strike divisions may damage :attr:`unstable` creatures (a source
+        with one recipient and one way to assign divides nothing: its damage is known)."""
+        return {self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
+                if (len(self.targets(s)) > 1 or self.two_modes(s)) and any(t in self.unstable for t, _ in self.targets(s))}
+
     def active_decides_unstable(self) -> bool:
         """Whether the active player's first-strike division decides which :attr:`unstable` creatures
         survive (702.22k: the blockers of a banding attacker); else the defending player's does."""
-        return any(self.chooser[s.id] == self.board.active_player and any(t in self.unstable for t, _ in self.targets(s))
-                   for s in self.sources(Step.FIRST_STRIKE))
+        return self.board.active_player in self._unstable_deciders()
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
