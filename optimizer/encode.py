@@ -452,22 +452,25 @@ class CombatModel:
         return [frozenset(k for i, k in enumerate(items) if mask >> i & 1) for mask in range(2 ** len(items))]
 
     def _unstable_unsupported(self) -> str | None:
-        """Banding whose divider may change between the steps (702.22j-k) is modeled when one player
-        alone decides, with its first-strike division, whether each such creature with banding
-        survives. A player against the active side: the solver enumerates its first-step replies, so
-        every model that needs the regular step knows it. The active player: the solver tries each
-        case, which its models then require (:attr:`case`). Either way each regular step is built as
-        it will be (see :meth:`scenario`). With three or more players, first-strike damage must not
-        be able to reach such a creature's controller (who would leave the game with it, 800.4a)."""
+        """Banding whose divider may change between the steps (702.22j-k) is modeled when the players
+        whose first-strike divisions decide whether each such creature with banding survives are:
+        players against the active side: the solver enumerates their first-step replies, so every
+        model that needs the regular step knows it; the active player alone: the solver tries each
+        case, which its models then require (:attr:`case`); in a two-player game, both: the replies
+        are enumerated, and each model with the active player's first step free builds the regular
+        step once per case, under the indicator that it happens (see :meth:`scenarios`). Either way
+        each regular step is built as it will be. With three or more players, first-strike damage
+        must not be able to reach such a creature's controller (who would leave the game with it,
+        800.4a)."""
         c = next(iter(sorted(self.unstable)))
         culprit = (f"banding lets the other side divide damage (702.22j-k) in the first-strike step, and "
                    f"{c} may be gone in the regular step")
         if len(self.unstable) > MAX_UNSTABLE:
             return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
-        deciders = self._unstable_deciders()
-        if len(deciders) > 1:
-            return culprit + ", which both players' first-strike damage decides"
+        deciders = self.unstable_deciders()
         board = self.board
+        if len(deciders) > 1 and board.active_player in deciders and len(board.players) >= 3:
+            return culprit + ", which first-strike damage of players on both sides decides"
         if len(board.players) >= 3:
             # The solver enumerates the replies of the players against the active side, and tries
             # each case of the active player's; a player between them (on the active side, after a
@@ -485,16 +488,16 @@ class CombatModel:
                                  "controller leave the game)"
         return None
 
-    def _unstable_deciders(self) -> set[ObjectId]:
+    def unstable_deciders(self) -> set[ObjectId]:
         """The players whose first-strike divisions may damage :attr:`unstable` creatures (a source
         with one recipient and one way to assign divides nothing: its damage is known)."""
         return {self.chooser[s.id] for s in self.sources(Step.FIRST_STRIKE)
                 if (len(self.targets(s)) > 1 or self.two_modes(s)) and any(t in self.unstable for t, _ in self.targets(s))}
 
     def active_decides_unstable(self) -> bool:
-        """Whether the active player's first-strike division decides which :attr:`unstable` creatures
-        survive (702.22k: the blockers of a banding attacker); else the defending player's does."""
-        return self.board.active_player in self._unstable_deciders()
+        """Whether the active player's first-strike division alone decides which :attr:`unstable`
+        creatures survive (702.22k: the blockers of a banding attacker)."""
+        return self.unstable_deciders() == {self.board.active_player}
 
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
@@ -671,7 +674,29 @@ class CombatModel:
         the whole assignment must be legal, trample's lethal damage included, for a player who only
         blocks each creature's part on its own), and the objective parts.
         """
+        return self._scenario_on(_State(self, first), first, free, policies)
+
+    def scenarios(self, first: Mapping[Cell, Expr], free: set[ObjectId],
+                  policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> list[tuple[Expr, Scenario]]:
+        """:meth:`scenario`, with each scenario's indicator; several when ``first`` leaves to the
+        model's own variables (the active player's first step, against a known reply of the other
+        side's) which :attr:`unstable` creatures survive, and so who divides in the regular step
+        (702.22j-k): then one per case, each built in the view that case leaves, on its own state,
+        with the indicator that the case happens (exactly one does)."""
         st = _State(self, first)
+        if self.case is not None or all(_is_const(st.dead[k]) for k in self.unstable):
+            return [(1, self._scenario_on(st, first, free, policies))]
+        out: list[tuple[Expr, Scenario]] = []
+        for gone in self.cases():
+            if out:
+                st = _State(self, first)
+            happens = _and(self, [st.dead[k] if k in gone else _not(st.dead[k]) for k in sorted(self.unstable)])
+            if not (_is_const(happens) and happens == 0):
+                out.append((happens, self._in_view(gone, st, first, free, policies)))
+        return out
+
+    def _scenario_on(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
+                     policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> Scenario:
         gone: frozenset[ObjectId] = frozenset()
         if self.unstable:  # the regular step as the first-strike step leaves it (702.22j-k)
             dead = {k: st.dead[k] for k in self.unstable}
@@ -681,6 +706,10 @@ class CombatModel:
                         raise ValueError("internal error: a banding divider is left to the model's first step")
                     self.model.add(v == int(k in self.case))
             gone = frozenset(k for k, v in dead.items() if (v if _is_const(v) else k in self.case))
+        return self._in_view(gone, st, first, free, policies)
+
+    def _in_view(self, gone: frozenset[ObjectId], st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
+                 policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]]) -> Scenario:
         self._use_view(gone)
         try:
             return self._scenario(st, first, free, policies, gone)

@@ -31,7 +31,8 @@ every other player minimizes them. Three cases:
   responders on the active side, multiplayer only, verification enumerates the responders' distinct
   replies instead: damage beyond a creature's toughness is all alike. So it does when the defender's
   first-step reply decides whether a creature with banding survives to divide damage in the regular
-  step, 702.22j: each model then builds the regular step with the divider the reply leaves; and when
+  step, 702.22j: each model then builds the regular step with the divider the reply leaves, once per
+  case when the active player's first step decides too; and when
   both players divide damage to some creature in the regular step, where each master's plan there
   gets the defender's reply to it.) The worst reply and its
   second-step answer go back to the master, until its bound equals a verified value. Under a time
@@ -685,10 +686,11 @@ class _Game:
             cm.first_step_trample(lead)
             m = _MasterModel(cm, cm.model.new_int_var(-self.big, self.big, "t"), lead)
         cm = m.cm
-        for k, sc in enumerate(m.scenarios):  # the policies found since, in each scenario already there
+        for k, variants in enumerate(m.scenarios):  # the policies found since, in each scenario already there
             for policy in policies[m.policies:]:
-                for p in self.responders:
-                    self._cover(cm, m.best[k][p], p, sc.parts[cm.add_policy(sc, p, policy)])
+                for (_, sc), best in zip(variants, m.best[k]):
+                    for p in self.responders:
+                        self._cover(cm, best[p], p, sc.parts[cm.add_policy(sc, p, policy)])
         m.policies = len(policies)
         fs = cm.sources(Step.FIRST_STRIKE)
         for reply in scenarios[len(m.scenarios):]:
@@ -696,25 +698,31 @@ class _Game:
             m.follow_cells.append(follow)
             fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in self.responders], fixed=reply)
             responder_policies = {p: [None] + policies for p in self.responders}
-            sc = cm.scenario({**m.lead, **follow, **fixed}, free={p for p in self.sign if p not in self.responders},
-                             policies=responder_policies)
-            m.scenarios.append(sc)
-            m.plan_cells.append({k: v for k, v in sc.cells.items() if k[0] is Step.REGULAR})
-            total: Expr = 0
-            for key, part in sc.parts.items():
-                if isinstance(key, str):
-                    total = total + self._scalar_expr(part)
-            m.best.append({p: self._best_plan(cm, sc, p, len(responder_policies[p])) for p in self.responders})
-            for u in m.best[-1].values():
-                total = total + u
-            cm.model.add(m.t <= total) if self.master_sign > 0 else cm.model.add(m.t >= total)
+            # one variant, or one per case of the banding creatures' survival the lead leaves (702.22j-k)
+            variants = cm.scenarios({**m.lead, **follow, **fixed},
+                                    free={p for p in self.sign if p not in self.responders}, policies=responder_policies)
+            m.scenarios.append(variants)
+            m.plan_cells.append([{k: v for k, v in sc.cells.items() if k[0] is Step.REGULAR} for _, sc in variants])
+            m.best.append([])
+            for happens, sc in variants:
+                total: Expr = 0
+                for key, part in sc.parts.items():
+                    if isinstance(key, str):
+                        total = total + self._scalar_expr(part)
+                m.best[-1].append({p: self._best_plan(cm, sc, p, len(responder_policies[p])) for p in self.responders})
+                for u in m.best[-1][-1].values():
+                    total = total + u
+                bound = cm.model.add(m.t <= total) if self.master_sign > 0 else cm.model.add(m.t >= total)
+                if not isinstance(happens, int):
+                    bound.only_enforce_if(happens)
         solver = self._run_toward(cm, m.t, maximize=self.master_sign > 0)
         if solver is None:
             return None
         lead_values = {k: _value(solver, v) for k, v in m.lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
-        plan_values = [{k: _value(solver, v) for k, v in cells.items()}  # only needed for coupled fates
-                       for cells in m.plan_cells] if self.replying else []
+        plan_values = [next({k: _value(solver, v) for k, v in cells.items()}  # only needed for coupled fates
+                            for (happens, _), cells in zip(variants, plans) if _value(solver, happens))
+                       for variants, plans in zip(m.scenarios, m.plan_cells)] if self.replying else []
         return solver.value(m.t), lead_values, follow_values, plan_values, m
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
@@ -923,10 +931,12 @@ class _MasterModel:
     cm: CombatModel
     t: cp_model.IntVar
     lead: dict[Cell, Expr]
-    scenarios: list[Any] = field(default_factory=list)
+    scenarios: list[list[tuple[Expr, Any]]] = field(default_factory=list)
+    """For each reply, its scenario with the indicator that it happens (several when the lead decides
+    who divides in the regular step, see :meth:`CombatModel.scenarios`)."""
     follow_cells: list[dict[Cell, Expr]] = field(default_factory=list)
-    plan_cells: list[dict[Any, Expr]] = field(default_factory=list)
-    best: list[dict[ObjectId, Expr]] = field(default_factory=list)
+    plan_cells: list[list[dict[Any, Expr]]] = field(default_factory=list)
+    best: list[list[dict[ObjectId, Expr]]] = field(default_factory=list)
     policies: int = 0
 
 

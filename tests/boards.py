@@ -98,13 +98,14 @@ def effect_fields(draw: Any, board: dict[str, Any]) -> None:
 
 @st.composite
 def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: bool = False,
-           strikes: bool = False, effects: bool = False) -> dict[str, Any]:
+           strikes: bool = False, effects: bool = False, max_defenders: int = 3) -> dict[str, Any]:
     """A legal board: up to 3 attackers, 4 blockers (some blocking two), planeswalkers and battles.
 
     With ``pressure`` attackers trample, planeswalkers are common and life totals low, so that
     damage past blockers, loyalty, poison and lethal decide the optimum more often.
     """
-    defenders = draw(st.sampled_from([["B"], ["B"], ["B"], ["B", "C"], ["B", "C", "D"]]))
+    defenders = draw(st.sampled_from([d for d in (["B"], ["B"], ["B"], ["B", "C"], ["B", "C", "D"])
+                                      if len(d) <= max_defenders]))
     players = [{"id": "A", "life": draw(st.integers(1, 20))}]
     max_life = 6 if pressure else 12
     for d in defenders:
@@ -203,12 +204,21 @@ def shield_boards(draw: Any, first_strike: bool = False) -> dict[str, Any]:
 
 
 @st.composite
-def banding_boards(draw: Any) -> dict[str, Any]:
-    """Boards where a third of the creatures have banding (702.22j-k), often with first strike."""
-    board = draw(boards(strikes=draw(st.booleans()), effects=draw(st.booleans()), pressure=draw(st.booleans())))
+def banding_boards(draw: Any, both_sides: bool = False) -> dict[str, Any]:
+    """Boards where a third of the creatures have banding (702.22j-k), often with first strike.
+    ``both_sides``: two players, half the creatures with banding and half with double strike, so
+    that first-strike damage divided by each side decides whether the other side's division
+    changes hands."""
+    if both_sides:
+        board = draw(boards(strikes=True, effects=draw(st.booleans()), pressure=draw(st.booleans()),
+                            max_defenders=1))
+    else:
+        board = draw(boards(strikes=draw(st.booleans()), effects=draw(st.booleans()), pressure=draw(st.booleans())))
     for c in board["creatures"]:
-        if draw(st.integers(0, 2)) == 0:
+        if draw(st.integers(0, 1 if both_sides else 2)) == 0:
             c.setdefault("keywords", []).append("banding")
+        if both_sides and draw(st.booleans()):
+            c.setdefault("keywords", []).append("double strike")
     return board
 
 

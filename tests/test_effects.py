@@ -406,6 +406,21 @@ def test_active_player_keeps_its_banding_attacker_alive_to_keep_dividing():
     assert "a0" not in result.outcome.destroyed
 
 
+def test_each_side_keeps_its_banding_creature_alive_in_one_combat():
+    """702.22j-k across 510.4, the two boards above in one combat: A's division of fs's first-strike
+    damage decides whether ab survives, B's division of f's whether x does, and each survival decides
+    who divides some regular-step damage. The encoding builds the regular step for each case A's
+    first step may leave, against each of B's replies: A keeps ab (so a0), B keeps x (so no trample)."""
+    board = make_board(attacker("f", 2, 2, "B", "first strike"), attacker("a", 3, 3, "B", "trample"),
+                       blocker("x", 0, 2, ["f", "a"], "banding"), blocker("y", 0, 1, ["f", "a"]),
+                       attacker("ab", 1, 1, "B", "banding"), attacker("a0", 3, 3, "B"),
+                       blocker("fs", 1, 1, ["ab", "a0"], "first strike"), blocker("z", 3, 5, ["ab", "a0"]))
+    result = solved(board, ["survivors", "player_damage"])
+    assert result.objective == {"survivors": 3, "player_damage": 0} and result.method == "cp-sat"
+    assert assigned(result).get(("f", "x"), 0) <= 1 and assigned(result)[("fs", "a0")] == 1
+    assert "a0" not in result.outcome.destroyed
+
+
 def test_banding_attacker_kept_alive_in_a_three_player_game_goes_through_the_encoding():
     """The board above with a third player C and a combat of its own (a 2/2 blocked by a 1/3 that C
     divides nothing of). First-strike damage cannot reach B, so B stays in the game for the regular

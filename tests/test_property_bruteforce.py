@@ -125,6 +125,15 @@ def test_banding_cpsat_equals_brute_force(board_json, objective, decider):
     event("method: " + result.method)
 
 
+@settings(max_examples=250)
+@given(board_json=banding_boards(both_sides=True), objective=objectives, decider=st.sampled_from(["A", "B"]))
+def test_banding_on_both_sides_with_double_strike_cpsat_equals_brute_force(board_json, objective, decider):
+    """702.22j-k across 510.4: creatures with banding on both sides, each side's first-strike division
+    deciding whether the other side's regular-step division changes hands."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
+
+
 @settings(max_examples=150)
 @given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "B", "C", "D"]))
 def test_multiplayer_banding_cpsat_equals_brute_force(board_json, objective, decider):
