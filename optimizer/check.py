@@ -13,6 +13,7 @@ from typing import Any, Collection, Iterable
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
 from .dealing import DealingChoice, banding_chooser
+from .errors import InputError, InvalidAssignmentError
 from .rules import (Outcome, Route, assignment_modes, assigns_in, damage_amount, damage_steps, first_step,
                     is_present, lethal_needed, recipients, resolve_combat, tramples)
 
@@ -59,8 +60,13 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
         parsed = normalize(assignments)
     dealing = tuple(dealing)
     played: list[Any] = []
-    found = violations(board, parsed, dealing, played)
-    outcome = None if found else resolve_combat(board, parsed, dealing, played[0] if played else None)
+    try:
+        found = violations(board, parsed, dealing, played)
+        outcome = None if found else resolve_combat(board, parsed, dealing, played[0] if played else None)
+    except ValueError as exc:  # a dealing choice that does not fit the damage (616.1, 615.7)
+        if isinstance(exc, InputError):
+            raise
+        raise InvalidAssignmentError("dealing", str(exc)) from None
     return CheckResult(not found, tuple(found), outcome)
 
 

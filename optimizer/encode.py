@@ -241,6 +241,8 @@ class CombatModel:
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
+        self.least_first: dict[Cell, bool] = {}
+        """The same for first-strike damage (see :meth:`first_direction`)."""
         self.choose_orders()
 
     def fresh(self) -> "CombatModel":
@@ -388,14 +390,18 @@ class CombatModel:
                             "is up to the active player")
         shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
+        first = self.sources(Step.FIRST_STRIKE)
         for c in self.combatants:
             rules = {t: self._dealt[(c.id, t)] for t, _ in self._all_targets[c.id]}
             for t, rule in rules.items():
                 if rule.factor * (max(amount_of(c), 0) + rule.added) > MAX_DEALT:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
-                if rule.ordered and t in self._hit_first:
-                    return (f"the order (616.1) of the effects on {c.id}'s damage to {t}, which may also be "
-                            "dealt first-strike damage (the order then shapes the regular step)")
+                if rule.ordered and t in self._hit_first and len(rule.shields) > 1:
+                    return (f"the order (616.1) of the shields on {c.id}'s damage to {t}, which may also be "
+                            "dealt first-strike damage (which shield is left then shapes the regular step)")
+                if rule.ordered and c in first and self.first_direction((c.id, t)) is None:
+                    return (f"the best order (616.1) of the effects on {c.id}'s first-strike damage to {t} "
+                            "depends on more than the damage dealt")
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
@@ -583,25 +589,64 @@ class CombatModel:
         rules = [(t, self._dealt[(c.id, t)]) for t, _ in self._all_targets[c.id]]
         if all(r.identity for _, r in rules):
             return amount if rules else 0
-        return sum(amount if t in self._pooled or (r.shield and t in self._hit_first) else r.apply(amount, least=False)
-                   for t, r in rules)
+        total = 0
+        for t, r in rules:
+            if t in self._pooled:
+                total += amount
+            else:
+                total += (replace(r, shield=0) if t in self._hit_first else r).apply(amount, least=False)
+        return total
 
     def choose_orders(self) -> None:
-        """616.1 in the last damage step: the affected player orders the effects on each damage to
-        deal the most or the least, whichever is best for it: for the decider, best for the decider;
-        for anyone else, worst for the decider. (Damage that first-strike damage could also reach is
-        left to the exhaustive search, see :meth:`unsupported`.)"""
+        """616.1: the affected player orders the effects on each damage to deal the most or the
+        least, whichever is best for it: for the decider, best for the decider; for anyone else,
+        worst for the decider. In the last damage step by :meth:`direction`; in the first-strike
+        step by :meth:`first_direction` (boards where neither decides are left to the exhaustive
+        search, see :meth:`unsupported`)."""
+        first_sources = {c.id for c in self.sources(Step.FIRST_STRIKE)}
         for cell, rule in self._dealt.items():
             if rule.ordered:
                 target = cell[1]
                 affected = target if self.board.is_player(target) else self.board.get(target).controller
                 wants_more = (self.direction(cell) or 0) > 0
                 self.least[cell] = not wants_more if affected == self.decider else wants_more
+                if cell[0] in first_sources:
+                    wants_more = (self.first_direction(cell) or 0) > 0
+                    self.least_first[cell] = not wants_more if affected == self.decider else wants_more
 
-    def dealing_order(self, cell: Cell) -> tuple[int, ...] | None:
-        """The order chosen for ``cell``'s effects (indexes in ``board.effects``), if it has one."""
+    def first_direction(self, cell: Cell) -> int | None:
+        """:meth:`direction` for first-strike damage to a creature in a two-player game, whose effects
+        reach into the regular step: dealing more (and using more of a shield, 615.7) may destroy
+        it, or weaken it with -1/-1 counters, before it deals its regular damage (510.4), leave less
+        damage for trample to assign it (702.19b), or end a banding division (702.22j-k). +1 if all
+        of that is never worse for the decider (an opponent's creature), -1 if never better (its
+        own), None when some objective could go either way: values below zero, the decider's own
+        lifelink gain, lifelink on the source, or its opponent's lifelink gain when ``lethal``
+        counts and the creature is the decider's (it then deals less regular damage, and its
+        blockers gain less)."""
+        b, names = self.board, self.objective
+        source, obj = b.creature(cell[0]), b.get(cell[1])
+        if len(b.players) != 2 or not isinstance(obj, Creature) or Keyword.LIFELINK in source.keywords:
+            return None
+        mine = obj.controller == self.decider
+        if "value" in names and any(c.value < 0 for c in self.combatants):
+            return None
+        lifelink = {c.controller for c in self.combatants if Keyword.LIFELINK in c.keywords}
+        if "life_gained" in names and self.decider in lifelink:
+            return None
+        if "lethal" in names and mine and lifelink - {self.decider}:
+            return None
+        return -1 if mine else 1
+
+    def dealing_order(self, cell: Cell, step: Step = Step.REGULAR) -> tuple[int, ...] | None:
+        """The order chosen for ``cell``'s effects in ``step`` (indexes in ``board.effects``), if it
+        has one."""
         rule = self._dealt[cell]
-        return rule.order(self.least[cell]) if rule.ordered else None
+        if not rule.ordered:
+            return None
+        if step is Step.FIRST_STRIKE and self.two_steps:
+            return rule.order(self.least_first[cell])
+        return rule.order(self.least[cell])
 
     def two_modes(self, c: Creature) -> bool:
         """Whether ``c`` may assign as though unblocked: never while the defending player divides its
@@ -937,16 +982,17 @@ class CombatModel:
                     self._zero_unless(cells[(s.id, t)], reached)
 
     # --- damage dealt -----------------------------------------------------------------------------
-    def dealt(self, cell: Cell, x: Expr, shields_left: Mapping[int, Expr] | None = None) -> Expr:
-        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614, 616.1; see :class:`DealtRule`),
-        in the regular step after the first-strike step left its shields at ``shields_left``."""
-        rule, least = self._dealt[cell], self.least[cell]
+    def dealt(self, cell: Cell, x: Expr, shields_left: Mapping[int, Expr] | None = None,
+              first: bool = False) -> Expr:
+        """Damage dealt by an assignment of ``x`` in ``cell`` (615, 614, 616.1; see :class:`DealtRule`):
+        in the first-strike step (``first``), or in the regular step after the first-strike step left
+        its shields at ``shields_left``."""
+        rule = self._dealt[cell]
+        least = self.least_first.get(cell, True) if first and self.two_steps else self.least[cell]
         if shields_left and rule.shields and rule.shields[0] in shields_left:
-            left = shields_left[rule.shields[0]]  # a shield alone on this damage (see unsupported)
+            left = shields_left[rule.shields[0]]  # the one shield on this damage (see unsupported)
             if not _is_const(left):
-                v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "dealt")
-                self.model.add_max_equality(v, [x - left, 0])
-                return v
+                return self._dealt_past(cell, x, left, least)
             rule = replace(rule, shield=left)
         if _is_const(x) or rule.prevented:
             return rule.apply(x, least) if _is_const(x) else 0
@@ -965,8 +1011,32 @@ class CombatModel:
                                             - rule.shield, 0])
         return v
 
-    def dealt_cells(self, cells: Mapping[Cell, Expr], shields_left: Mapping[int, Expr] | None = None
-                    ) -> dict[Cell, Expr]:
+    def _dealt_past(self, cell: Cell, x: Expr, left: Expr, least: bool) -> Expr:
+        """:meth:`dealt` through a shield with ``left`` (a variable) still to prevent."""
+        rule = self._dealt[cell]
+        hi = rule.factor * (max(amount_of(self.board.creature(cell[0])), 0) + rule.added)
+        v = self._int(0, hi, "dealt")
+        if least:  # the shield, then doublers, then adders
+            passes = _at_least(self, x - left, 1)
+            self.model.add(v == rule.factor * (x - left) + rule.added).only_enforce_if(passes)
+            self.model.add(v == 0).only_enforce_if(_not(passes))
+        else:  # adders, then doublers, then the shield
+            self.model.add_max_equality(v, [rule.factor * x + rule.factor * rule.added * _at_least(self, x, 1)
+                                            - left, 0])
+        return v
+
+    def shield_used(self, cell: Cell, x: Expr, dealt: Expr) -> Expr:
+        """How much of its one shield (615.7) first-strike damage ``x`` in ``cell`` uses, dealing ``dealt``:
+        all that reaches it, up to its amount (more with doublers and adders applied first)."""
+        rule = self._dealt[cell]
+        if not rule.ordered:
+            return x - dealt
+        if self.least_first[cell]:
+            return self._min(x, rule.shield)
+        return self._min(rule.factor * x + rule.factor * rule.added * _at_least(self, x, 1), rule.shield)
+
+    def dealt_cells(self, cells: Mapping[Cell, Expr], shields_left: Mapping[int, Expr] | None = None,
+                    first: bool = False) -> dict[Cell, Expr]:
         """Damage dealt in each cell of one step's assignments (see :meth:`dealt`)."""
         out: dict[Cell, Expr] = {}
         pools: dict[ObjectId, list[tuple[Cell, Expr]]] = {}
@@ -974,7 +1044,7 @@ class CombatModel:
             if cell[1] in self._pooled and self._dealt[cell].shield:
                 pools.setdefault(cell[1], []).append((cell, x))
             else:
-                out[cell] = self.dealt(cell, x, shields_left)
+                out[cell] = self.dealt(cell, x, shields_left, first)
         for target, pool in pools.items():
             out.update(self._pooled_dealt(target, pool, shields_left))
         return _Indexed(out)
@@ -1197,18 +1267,17 @@ class _State:
 
     def __init__(self, cm: CombatModel, assigned_first: Mapping[Cell, Expr]) -> None:
         self.cm = cm
-        first = self.first = cm.dealt_cells(assigned_first)
+        first = self.first = cm.dealt_cells(assigned_first, first=True)
         """First-step damage dealt (legality and lethal use what was assigned, 702.19b)."""
         b = cm.board
         self.shields_left: dict[int, Expr] = {}
         """What each shield first-strike damage reached has left for the regular step (615.7): each
-        such damage meets that shield alone (see :meth:`CombatModel.unsupported`), which prevents
-        what it assigns minus what it deals."""
+        such damage meets one shield (see :meth:`CombatModel.unsupported`)."""
         for (s, t), x in assigned_first.items():
             rule = cm._dealt[(s, t)]
             if rule.shield and not rule.prevented:
                 i = rule.shields[0]
-                self.shields_left[i] = self.shields_left.get(i, rule.shield) - (x - first[(s, t)])
+                self.shields_left[i] = self.shields_left.get(i, rule.shield) - cm.shield_used((s, t), x, first[(s, t)])
         self.incoming: dict[ObjectId, Expr] = {c.id: _sum_to(first, c.id) for c in cm.combatants}
         self.counters: dict[ObjectId, Expr] = {
             c.id: _sum_to(first, c.id, lambda s: _counters(b.creature(s))) for c in cm.combatants}

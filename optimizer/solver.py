@@ -45,7 +45,7 @@ checker's, or the solve fails loudly instead of answering wrongly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -55,7 +55,7 @@ from ortools.sat.python import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Creature, Keyword, ObjectId
 from .check import check
-from .dealing import DealingChoice
+from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of
 from .errors import InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
@@ -356,13 +356,21 @@ class _Game:
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
     def dealing(self, line: tuple[Assignment, ...]) -> tuple[DealingChoice, ...]:
-        """The affected players' order of the effects on each damage of ``line`` that has one (616.1)."""
-        out = []
+        """The affected players' order of the effects on each damage of ``line`` that has one (616.1);
+        in the regular step without the shields the first-strike step used up (615.7)."""
+        first: list[DealingChoice] = []
+        regular: list[DealingChoice] = []
         for a in line:
-            order = self.probe.dealing_order((a.source, a.target))
+            order = self.probe.dealing_order((a.source, a.target), a.step)
             if order is not None:
-                out.append(DealingChoice(a.step, a.source, a.target, order))
-        return tuple(out)
+                (first if a.step is Step.FIRST_STRIKE else regular).append(
+                    DealingChoice(a.step, a.source, a.target, order))
+        if regular and self.probe.two_steps:
+            later = first_step(self.board, line, tuple(first))[1]
+            if later is not None:
+                kept = [(d, set(cell_effects(later, d.source, d.target).modifiers)) for d in regular]
+                regular = [replace(d, order=tuple(i for i in d.order if i in left)) for d, left in kept]
+        return tuple(first + [d for d in regular if d.order])
 
     def _fresh_model(self) -> CombatModel:
         """A model to build in: the probe the first time, then new ones."""

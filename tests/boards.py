@@ -179,7 +179,7 @@ def shield_boards(draw: Any, first_strike: bool = False) -> dict[str, Any]:
     """Boards with "prevent the next N" shields, most on the defending player, often reached by
     several sources at once (615.7); half of them without the abilities that make it matter which
     damage a shield prevents. ``first_strike``: always with first strikers, most shields on
-    creatures (what both damage steps reach)."""
+    creatures (what both damage steps reach), half of the boards with a doubler or an addition."""
     board = draw(boards(max_blockers=draw(st.integers(0, 3)), strikes=first_strike or draw(st.booleans()),
                         effects=draw(st.booleans()), pressure=draw(st.booleans())))
     ids = ([c["id"] for c in board["creatures"]] + [p["id"] for p in board["players"]]
@@ -192,6 +192,11 @@ def shield_boards(draw: Any, first_strike: bool = False) -> dict[str, Any]:
         if draw(st.integers(0, 3)) == 0:
             shield["sources"] = [draw(st.sampled_from([c["id"] for c in board["creatures"]]))]
         shields.append(shield)
+    if first_strike and draw(st.booleans()):  # effects whose order the affected player chooses (616.1)
+        modifier = draw(st.sampled_from([{"kind": "double"}, {"kind": "add", "amount": 1}]))
+        if draw(st.booleans()):
+            modifier["sources"] = {"controller": draw(st.sampled_from(["A", "B"]))}
+        shields.append(modifier)
     board["effects"] = board.get("effects", []) + shields
     if draw(st.booleans()):
         for c in board["creatures"]:

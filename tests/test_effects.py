@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from optimizer import InvalidBoardError, load_board
+from optimizer import InvalidBoardError, Step, load_board
 from optimizer.encode import CombatModel
 from scenarios import attacker, blocker, check_line, make_board, player, solved
 
@@ -135,6 +135,27 @@ def test_shield_and_doubling_order_decides_whether_the_blocker_dies(decider):
     assert result.outcome.creatures["b"].damage == 2
     choice = next(d for d in result.dealing if d.target == "b")
     assert choice.order == (1, 0)  # shield (effect 1) before Furnace (effect 0)
+
+
+@pytest.mark.parametrize("decider", ["A", "B"])
+def test_shield_and_doubling_order_on_first_strike_damage_shapes_the_regular_step(decider):
+    """616.1 and 615.7 across 510.4: a double striker's 2 + 2 into a 0/5 with 'prevent the next 3' and
+    Furnace of Rath. B orders the effects on each damage. Shield first in the first-strike step: 2
+    prevented, 1 of the shield left; in the regular step 1 prevented and the other 1 doubled: 2 dealt,
+    it lives. Furnace first in the first-strike step: 4, 3 prevented, 1 dealt and the shield gone;
+    then 4 more: 5, it dies. B keeps it alive, whether B decides or A does."""
+    from optimizer import DealingChoice, check
+
+    board = make_board(attacker("a", 2, 5, "B", "double strike"), blocker("b", 0, 5, "a"),
+                       effects=[FURNACE, {"kind": "prevent", "amount": 3, "recipients": ["b"]}])
+    result = solved(board, ["kills"] if decider == "A" else ["survivors"], decider)
+    assert result.method == "cp-sat"
+    assert "b" not in result.outcome.destroyed and result.outcome.creatures["b"].damage == 2
+    assert {(d.step.value, d.order) for d in result.dealing if d.target == "b"} == {
+        ("first_strike", (1, 0)), ("regular", (1, 0))}
+    furnace_first = [DealingChoice(Step.FIRST_STRIKE, "a", "b", (0, 1))]  # (the shield is gone after it)
+    verdict = check(board, result.assignments, furnace_first)
+    assert verdict.legal and "b" in verdict.outcome.destroyed
 
 
 def test_board_order_applies_without_a_choice_in_check():

@@ -656,3 +656,18 @@ def test_impossible_references_are_rejected(board, field, problem):
     with pytest.raises(InvalidBoardError) as info:
         load_board(board)
     assert info.value.field == field and problem in info.value.problem
+
+
+def test_check_api_rejects_a_dealing_choice_that_does_not_fit_the_damage() -> None:
+    """616.1: an order must list exactly the effects that apply to that damage; a wrong one is an
+    input error naming ``dealing``, not a crash."""
+    from optimizer import DealingChoice, Step
+    from optimizer.assignment import Assignment
+
+    board = load_board({"active_player": "A", "players": [{"id": "A"}, {"id": "B"}],
+                        "creatures": [{"id": "a", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+                                      {"id": "b", "controller": "B", "power": 0, "toughness": 5, "blocking": ["a"]}],
+                        "effects": [{"kind": "double"}, {"kind": "prevent", "amount": 3, "recipients": ["b"]}]})
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(board, (Assignment(Step.REGULAR, "a", "b", 2),), [DealingChoice(Step.REGULAR, "a", "b", (0,))])
+    assert info.value.field == "dealing" and "(0, 1)" in info.value.problem

@@ -58,7 +58,8 @@ def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json,
 @given(board_json=shield_boards(first_strike=True), objective=objectives,
        decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_shields_both_damage_steps_reach_cpsat_equals_brute_force(board_json, objective, decider):
-    """615.7 across 510.4: what first-strike damage leaves of a shield is what the regular step meets."""
+    """615.7 across 510.4: what first-strike damage leaves of a shield is what the regular step meets,
+    with the affected player's order of a shield and a doubler or addition (616.1) in each step."""
     result = assert_matches_brute_force(board_json, objective, decider)
     event("method: " + result.method)
 
