@@ -380,8 +380,6 @@ class CombatModel:
             for t, deciders in self.view(gone).fate.items():
                 if len(deciders) > 1 and t not in self.view(gone).coupled:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
-        if self.any_coupled and self.coupled_gain is not None:
-            return "both sides divide damage dealt to some creatures while a lifelink blocker's gain is coupled"
         if len(board.players) >= 3 and self.two_steps:
             for c in self.combatants:
                 if board.active_player not in (c.controller, self.damaged_by(c.id)):
@@ -526,16 +524,18 @@ class CombatModel:
         decides whether it loses, in a two-player game: then the active player's damage and that
         player's division together decide ``lethal``. The solver handles that coupling: with one
         step, for each total gain, the player's best division with that gain; with two, its loss is
-        scored in its own part, as its reply (see :meth:`_part`). None if there is no such player or
+        scored in its own part, as its reply (see :meth:`_part`). That player must divide their damage
+        however the first-strike step leaves banding (702.22k). None if there is no such player or
         the board has another kind of coupling."""
-        if self.unstable or len(self.board.players) != 2:
+        if len(self.board.players) != 2:
             return None
         found = {c.controller for c in self.sources(Step.REGULAR) if self._divided_gain(c)}
         if len(found) != 1:
             return None
         q = next(iter(found))
-        if not self._gain_matters(q) or any(self.chooser[c.id] != c.controller for c in self.sources(Step.REGULAR)
-                                            if self._divided_gain(c)):
+        choosers = [self.view(gone).chooser for gone in self.cases()]
+        if not self._gain_matters(q) or any(chooser[c.id] != c.controller for chooser in choosers
+                                            for c in self.sources(Step.REGULAR) if self._divided_gain(c)):
             return None
         return q
 
@@ -796,8 +796,9 @@ class CombatModel:
                 if isinstance(b.get(t), Creature) and self.damaged_by(t) == player:
                     merged[(s.id, t)] = st.effective_power(s)
         terms = self._terms(st, {**merged, **cells} if merged else cells, player)
-        if player == self.coupled_gain and self.two_steps and "lethal" in terms:
-            # its gain is its reply's (510.1): whether it loses is scored with its division
+        if player == self.coupled_gain and (self.two_steps or self.any_coupled) and "lethal" in terms:
+            # its gain is its reply's (510.1): whether it loses is scored with its division (the one-step
+            # solve without damage both players divide takes each total gain in turn instead)
             terms["lethal"].add(1, self._lost(st, active_cells, player, self._coupled_gain_in(st, cells)))
         return terms
 

@@ -391,7 +391,7 @@ class _Game:
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = self.probe
-        if probe.coupled_gain is not None and not probe.two_steps:
+        if probe.coupled_gain is not None and not probe.two_steps and not probe.any_coupled:
             return self._coupled_gain()
         if probe.any_coupled and not probe.two_steps:
             line, value = self._defender_replies({})

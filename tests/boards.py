@@ -253,3 +253,40 @@ def lifelink_blocker_boards(draw: Any) -> dict[str, Any]:
                   "add": {"kind": "add", "amount": draw(st.integers(1, 2)), "sources": [blocker["id"]]}}[kind]
         board["effects"] = board.get("effects", []) + [effect]
     return board
+
+
+@st.composite
+def lifelink_and_banding_boards(draw: Any) -> dict[str, Any]:
+    """Two-player boards where B (low on life, facing an unblocked attacker) divides a white lifelink
+    blocker's damage between an attacker with protection from white and another (its gain depends on
+    the division), while a blocker with banding makes B divide a third attacker's damage (702.22j):
+    often a first or double striker, so first-strike damage may end that division, and often blocked
+    by a creature that also blocks the second attacker, so that both players divide its damage."""
+    power, toughness = st.integers(0, 4), st.integers(1, 4)
+
+    def keywords() -> list[str]:
+        return draw(st.lists(st.sampled_from(["trample", "deathtouch", "first strike", "double strike",
+                                              "lifelink", "wither"]), max_size=2, unique=True))
+
+    third = draw(st.sampled_from([[], ["first strike"], ["double strike"], ["double strike"]]))
+    creatures = [
+        {"id": "a1", "controller": "A", "power": draw(power), "toughness": draw(toughness), "attacking": "B",
+         "protection_from": ["white"], "keywords": keywords()},
+        {"id": "a2", "controller": "A", "power": draw(power), "toughness": draw(toughness), "attacking": "B",
+         "keywords": keywords()},
+        {"id": "a3", "controller": "A", "power": draw(st.integers(1, 5)), "toughness": draw(toughness),
+         "attacking": "B", "keywords": third + draw(st.lists(st.just("trample"), max_size=1))},
+        {"id": "l", "controller": "B", "power": draw(st.integers(1, 4)), "toughness": draw(toughness),
+         "blocking": ["a1", "a2"], "colors": ["white"],
+         "keywords": ["lifelink"] + draw(st.lists(st.sampled_from(["first strike", "deathtouch"]), max_size=1))},
+        {"id": "k", "controller": "B", "power": draw(power), "toughness": draw(toughness), "blocking": ["a3"],
+         "keywords": ["banding"]},
+    ]
+    if draw(st.integers(0, 3)):
+        creatures.append({"id": "z", "controller": "B", "power": draw(power), "toughness": draw(toughness),
+                          "blocking": ["a3"] + (["a2"] if draw(st.booleans()) else []), "keywords": keywords()})
+    if draw(st.integers(0, 3)):
+        creatures.append({"id": "u", "controller": "A", "power": draw(st.integers(1, 4)), "toughness": 2,
+                          "attacking": "B", "keywords": keywords()})
+    return {"active_player": "A", "players": [{"id": "A", "life": 20}, {"id": "B", "life": draw(st.integers(1, 8))}],
+            "creatures": creatures}

@@ -502,6 +502,41 @@ def test_lifelink_blocker_dividing_in_the_regular_step_after_first_strike_keeps_
     assert on_a1.legal and on_a1.outcome.players["B"].lost
 
 
+def test_lifelink_blocker_and_banding_blocker_the_first_strike_step_may_kill():
+    """702.15b and 702.22j across 510.4: B (4 life) faces an unblocked 5/5. Its white lifelink 2/4
+    gains 2 only on a2 (a1 has protection from white), leaving B at 1. The double-strike trampler a3
+    is blocked by the banding 0/1 k and a 0/2, so B divides its damage while k lives: all 3
+    first-strike damage on the 0/2, then 3 on k, nothing past. Had k died, A would divide a3's
+    regular damage: 2 to the 0/2 and 1 trampling over, and B would lose. The encoding models both:
+    the division changing hands (replies enumerated) and B's gain scored with its reply."""
+    board = make_board(attacker("a1", 2, 2, "B", protection_from=["white"]), attacker("a2", 2, 2, "B"),
+                       attacker("a3", 3, 3, "B", "double strike", "trample"), attacker("u", 5, 5, "B"),
+                       blocker("l", 2, 4, ["a1", "a2"], "lifelink", colors=["white"]),
+                       blocker("k", 0, 1, "a3", "banding"), blocker("z", 0, 2, "a3"),
+                       players=[player("A"), player("B", 4)])
+    result = solved(board, ["lethal"])
+    assert result.objective == {"lethal": 0} and result.method == "cp-sat"
+    first = {(a.source, a.target): a.amount for a in result.assignments if a.step is Step.FIRST_STRIKE}
+    assert first == {("a3", "z"): 3} and assigned(result)[("l", "a2")] == 2
+    assert result.outcome.players["B"].life == 1
+
+
+def test_lifelink_blocker_and_damage_both_players_divide_in_one_step():
+    """702.15b with 702.22j, one step: B (4 life) faces an unblocked 5/5 and gains 2 only by putting its
+    white lifelink 2/4's damage on a2 (a1 has protection from white). The 0/2 z blocks a2 (A divides
+    a2's damage) and a3 (blocked by the banding k, so B divides a3's): both players divide damage to
+    z, and B's division also decides whether it loses. B keeps itself at 1; A kills the 2/4 (2 + 2)
+    and one of k and z."""
+    board = make_board(attacker("a1", 2, 2, "B", protection_from=["white"]), attacker("a2", 2, 2, "B"),
+                       attacker("a3", 3, 3, "B"), attacker("u", 5, 5, "B"),
+                       blocker("l", 2, 4, ["a1", "a2"], "lifelink", colors=["white"]),
+                       blocker("k", 0, 1, "a3", "banding"), blocker("z", 0, 2, ["a3", "a2"]),
+                       players=[player("A"), player("B", 4)])
+    result = solved(board, ["lethal", "kills"])
+    assert result.objective == {"lethal": 0, "kills": 2} and result.method == "cp-sat"
+    assert assigned(result)[("l", "a2")] == 2 and result.outcome.players["B"].life == 1
+
+
 def board_with_shield_across_steps(shield):
     return make_board(attacker("a", 3, 3, "B", "double strike"), blocker("b", 0, 5, "a"),
                       effects=[{"kind": "prevent", "amount": shield, "recipients": ["b"]}])

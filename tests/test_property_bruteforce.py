@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import banding_boards, boards, lifelink_blocker_boards, objectives, shield_boards
+from boards import (banding_boards, boards, lifelink_and_banding_boards, lifelink_blocker_boards, objectives,
+                    shield_boards)
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
 from optimizer.solver import SolverSettings, solve
@@ -113,6 +114,17 @@ def test_presolve_on_every_model_gives_the_brute_force_optimum(board_json, objec
 def test_lifelink_blocker_gain_cpsat_equals_brute_force(board_json, objective, decider):
     """702.15b with 615-616: a lifelink blocker whose gain depends on how its player divides its
     damage, with ``lethal`` often scored, so that the gain can decide whether that player loses."""
+    result = assert_matches_brute_force(board_json, objective, decider)
+    event("method: " + result.method)
+
+
+@settings(max_examples=150)
+@given(board_json=lifelink_and_banding_boards(),
+       objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
+       decider=st.sampled_from(["A", "A", "B"]))
+def test_lifelink_blocker_gain_with_banding_cpsat_equals_brute_force(board_json, objective, decider):
+    """702.15b with 702.22j: the lifelink blocker's gain deciding whether its player loses, while
+    first-strike damage may end a banding division, or both players divide damage to a creature."""
     result = assert_matches_brute_force(board_json, objective, decider)
     event("method: " + result.method)
 
