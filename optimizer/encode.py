@@ -210,6 +210,11 @@ class CombatModel:
             t for gone in (frozenset(), self.unstable) for t in self.view(gone).targets[c.id]))
             for c in self.combatants}
         """Everything each creature could assign damage to, whoever divides it."""
+        self._active_divided = frozenset(
+            c.id for c in self.combatants if c.controller != board.active_player
+            and all(self.view(gone).chooser[c.id] == board.active_player for gone in self.cases()))
+        """Other players' creatures whose damage the active player divides however the first-strike
+        step leaves banding (702.22k)."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
         self._dealt: dict[Cell, DealtRule] = {
             (c.id, t): _PLAIN if plain else dealt_rule(board, c, t)
@@ -403,9 +408,10 @@ class CombatModel:
                 if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
-            # (a first-strike division's gain is in the state the regular step starts from, 510.4)
+            # (a first-strike division's gain is in the state the regular step starts from, 510.4; the
+            # active player's division of it, 702.22k, is scored with the active player's damage)
             if c in regular and self._divided_gain(c) and self._gain_matters(c.controller) \
-                    and c.controller != self.coupled_gain:
+                    and c.controller != self.coupled_gain and c.id not in self._active_divided:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         steps = (Step.FIRST_STRIKE, Step.REGULAR) if self.two_steps else (Step.REGULAR,)
         for step in steps:  # 615.7: a choice only among damage dealt at once
@@ -524,25 +530,22 @@ class CombatModel:
         decides whether it loses, in a two-player game: then the active player's damage and that
         player's division together decide ``lethal``. The solver handles that coupling: with one
         step, for each total gain, the player's best division with that gain; with two, its loss is
-        scored in its own part, as its reply (see :meth:`_part`). That player must divide their damage
-        however the first-strike step leaves banding (702.22k). None if there is no such player or
-        the board has another kind of coupling."""
+        scored in its own part, as its reply (see :meth:`_part`). Where the active player divides such a
+        blocker's damage instead (702.22k, perhaps only until the first-strike step ends banding), its
+        gain is scored with the active player's damage. None if there is no such player."""
         if len(self.board.players) != 2:
             return None
-        found = {c.controller for c in self.sources(Step.REGULAR) if self._divided_gain(c)}
-        if len(found) != 1:
-            return None
-        q = next(iter(found))
+        active = self.board.active_player
         choosers = [self.view(gone).chooser for gone in self.cases()]
-        if not self._gain_matters(q) or any(chooser[c.id] != c.controller for chooser in choosers
-                                            for c in self.sources(Step.REGULAR) if self._divided_gain(c)):
-            return None
-        return q
+        divided = [c for c in self.sources(Step.REGULAR) if self._divided_gain(c) and self._gain_matters(c.controller)
+                   and any(chooser[c.id] != active for chooser in choosers)]
+        found = {c.controller for c in divided}
+        return next(iter(found)) if len(found) == 1 else None
 
     def coupled_sources(self) -> list[Creature]:
         """The lifelink blockers whose gain :attr:`coupled_gain` is about."""
         return [c for c in self.sources(Step.REGULAR)
-                if c.controller == self.coupled_gain and self._divided_gain(c)]
+                if c.controller == self.coupled_gain and self._divided_gain(c) and self.chooser[c.id] == c.controller]
 
     def direction(self, cell: Cell) -> int | None:
         """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
@@ -1371,11 +1374,13 @@ class _State:
                     poison = poison + toxic * _at_least(self.cm, v, 1)
         return poison
 
-    def life_gained(self, q: ObjectId, second: bool = True, coupled_gain: Expr = 0) -> Expr:
+    def life_gained(self, q: ObjectId, second: bool = True, coupled_gain: Expr = 0,
+                    active_dealt: Mapping[Cell, Expr] | None = None) -> Expr:
         """Lifelink (120.3f): each of ``q``'s lifelink sources gains the damage it deals: all of its
         damage in each step it assigns damage in (510.1a), as changed by effects (the encoding takes
         only lifelink sources whose damage dealt does not depend on how it is divided, except those of
-        :attr:`CombatModel.coupled_gain`, whose gain the caller gives as ``coupled_gain``)."""
+        :attr:`CombatModel.coupled_gain`, whose gain the caller gives as ``coupled_gain``, and those
+        the active player divides, 702.22k, whose damage dealt is in ``active_dealt``)."""
         cm = self.cm
         gained: Expr = 0
         second_sources = cm.sources(Step.REGULAR) if second else []
@@ -1386,6 +1391,9 @@ class _State:
                     targets = cm.targets(s)
                     if all(cm.identity((s.id, t)) for t, _ in targets):
                         gained = gained + self.second_total.get(s.id, self.effective_power(s))
+                    elif cm.chooser[s.id] == cm.board.active_player and len(targets) > 1:
+                        assert active_dealt is not None, "the active player's division decides this gain"
+                        gained = gained + sum((active_dealt.get((s.id, t), 0) for t, _ in targets), 0)
                     elif q == cm.coupled_gain and len(targets) > 1:
                         continue  # ``coupled_gain``, below
                     else:
@@ -1416,10 +1424,11 @@ class _State:
 
     def player_lost(self, q: ObjectId, cells: Mapping[Cell, Expr], loss: Expr, poison: Expr,
                     second: bool, coupled_gain: Expr = 0) -> Expr:
-        """704.5a, 704.5c, 704.6c on the totals so far (life loss and gain are simultaneous, 510.2)."""
+        """704.5a, 704.5c, 704.6c on the totals so far (life loss and gain are simultaneous, 510.2);
+        ``cells``: the active player's second-step damage dealt."""
         cm = self.cm
         p = cm.board.player(q)
-        reasons = [_at_least(cm, loss - self.life_gained(q, second, coupled_gain), p.life),
+        reasons = [_at_least(cm, loss - self.life_gained(q, second, coupled_gain, cells), p.life),
                    _at_least(cm, poison, 10 - p.poison)]
         for s in cm.combatants:
             if s.commander:

@@ -261,7 +261,9 @@ def lifelink_and_banding_boards(draw: Any) -> dict[str, Any]:
     blocker's damage between an attacker with protection from white and another (its gain depends on
     the division), while a blocker with banding makes B divide a third attacker's damage (702.22j):
     often a first or double striker, so first-strike damage may end that division, and often blocked
-    by a creature that also blocks the second attacker, so that both players divide its damage."""
+    by a creature that also blocks the second attacker, so that both players divide its damage. A
+    third of the time the second attacker has banding, so A divides the lifelink blocker's damage
+    (702.22k), at times only until a first striker kills that attacker."""
     power, toughness = st.integers(0, 4), st.integers(1, 4)
 
     def keywords() -> list[str]:
@@ -288,5 +290,10 @@ def lifelink_and_banding_boards(draw: Any) -> dict[str, Any]:
     if draw(st.integers(0, 3)):
         creatures.append({"id": "u", "controller": "A", "power": draw(st.integers(1, 4)), "toughness": 2,
                           "attacking": "B", "keywords": keywords()})
+    if draw(st.integers(0, 2)) == 0:  # A divides the lifelink blocker's damage (702.22k) ...
+        creatures[1]["keywords"].append("banding")
+        if draw(st.booleans()):  # ... until a first striker may kill the attacker with banding
+            creatures.append({"id": "f", "controller": "B", "power": draw(st.integers(1, 3)),
+                              "toughness": draw(toughness), "blocking": ["a2"], "keywords": ["first strike"]})
     return {"active_player": "A", "players": [{"id": "A", "life": 20}, {"id": "B", "life": draw(st.integers(1, 8))}],
             "creatures": creatures}
