@@ -414,7 +414,7 @@ class CombatModel:
                     and c.controller != self.coupled_gain and c.id not in self._active_divided:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         steps = (Step.FIRST_STRIKE, Step.REGULAR) if self.two_steps else (Step.REGULAR,)
-        for step in steps:  # 615.7: a choice only among damage dealt at once
+        for step in steps:  # 615.7: a choice only among damage dealt at once (a shield has one recipient)
             for c in self.sources(step):
                 for t, _ in self._all_targets[c.id]:
                     if self._dealt[(c.id, t)].shield:
@@ -479,8 +479,8 @@ class CombatModel:
             return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
         deciders = self.unstable_deciders()
         board = self.board
-        if len(deciders) > 1 and board.active_player in deciders and len(board.players) >= 3:
-            return culprit + ", which first-strike damage of players on both sides decides"
+        if len(deciders) > 1 and len(board.players) >= 3:
+            return culprit + ", which first-strike damage of several players decides"
         if len(board.players) >= 3:
             # The solver enumerates the replies of the players against the active side, and tries
             # each case of the active player's; a player between them (on the active side, after a
@@ -624,9 +624,9 @@ class CombatModel:
         damage for trample to assign it (702.19b), or end a banding division (702.22j-k). +1 if all
         of that is never worse for the decider (an opponent's creature), -1 if never better (its
         own), None when some objective could go either way: values below zero, the decider's own
-        lifelink gain, lifelink on the source, or its opponent's lifelink gain when ``lethal``
-        counts and the creature is the decider's (it then deals less regular damage, and its
-        blockers gain less)."""
+        lifelink gain, lifelink on the source, or the defending player's lifelink gain when
+        ``lethal`` counts and the creature is the deciding active player's (it then deals less
+        regular damage, and its blockers gain less)."""
         b, names = self.board, self.objective
         source, obj = b.creature(cell[0]), b.get(cell[1])
         if len(b.players) != 2 or not isinstance(obj, Creature) or Keyword.LIFELINK in source.keywords:
@@ -637,7 +637,7 @@ class CombatModel:
         lifelink = {c.controller for c in self.combatants if Keyword.LIFELINK in c.keywords}
         if "life_gained" in names and self.decider in lifelink:
             return None
-        if "lethal" in names and mine and lifelink - {self.decider}:
+        if "lethal" in names and mine and self.decider == b.active_player and lifelink - {self.decider}:
             return None
         return -1 if mine else 1
 
@@ -730,7 +730,10 @@ class CombatModel:
         model's own variables (the active player's first step, against a known reply of the other
         side's) which :attr:`unstable` creatures survive, and so who divides in the regular step
         (702.22j-k): then one per case, each built in the view that case leaves, on its own state,
-        with the indicator that the case happens (exactly one does)."""
+        with the indicator that the case happens (exactly one does). Only the caller's use of each
+        scenario's value depends on its indicator: every case's regular step must stay feasible
+        whatever the first step does, as every regular step is (each source can always put all its
+        damage on one recipient, or has none to assign)."""
         st = _State(self, first)
         if self.case is not None or all(_is_const(st.dead[k]) for k in self.unstable):
             return [(1, self._scenario_on(st, first, free, policies))]

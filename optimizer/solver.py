@@ -57,7 +57,7 @@ from .board import Board, Creature, Keyword, ObjectId
 from .check import check
 from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of
-from .errors import InvalidRequestError, NotSupportedError
+from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome, damage_steps, first_step
 from .schema import load_board
@@ -199,7 +199,10 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe)
     line, value, proven = game.solve()
     dealing = game.dealing(line)
-    result = check(board, line, dealing)
+    try:
+        result = check(board, line, dealing)
+    except InvalidAssignmentError as exc:  # the solver's own line: not the caller's input
+        raise SolverError(f"internal error: the solver's dealing choices fail the checker: {exc}") from None
     if not result.legal or result.outcome is None:
         raise SolverError("internal error: the solver's assignment fails the checker: "
                           + "; ".join(map(str, result.violations)))
@@ -728,10 +731,18 @@ class _Game:
             return None
         lead_values = {k: _value(solver, v) for k, v in m.lead.items()}
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
-        plan_values = [next({k: _value(solver, v) for k, v in cells.items()}  # only needed for coupled fates
-                            for (happens, _), cells in zip(variants, plans) if _value(solver, happens))
+        plan_values = [self._happening_plan(solver, variants, plans)  # only needed for coupled fates
                        for variants, plans in zip(m.scenarios, m.plan_cells)] if self.replying else []
         return solver.value(m.t), lead_values, follow_values, plan_values, m
+
+    @staticmethod
+    def _happening_plan(solver: cp_model.CpSolver, variants: list[tuple[Expr, Any]],
+                        plans: list[dict[Any, Expr]]) -> dict[Any, int]:
+        """The master side's regular-step plan in the variant of a scenario that happens."""
+        for (happens, _), cells in zip(variants, plans):
+            if _value(solver, happens):
+                return {k: _value(solver, v) for k, v in cells.items()}
+        raise SolverError("internal error: no case of the banding creatures' survival happens in a scenario")
 
     def _best_plan(self, cm: CombatModel, sc, player: ObjectId, count: int) -> Expr:
         """A variable that the model's optimization drives to ``player``'s best score over its
