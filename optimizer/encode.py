@@ -210,9 +210,10 @@ class CombatModel:
             t for gone in (frozenset(), self.unstable) for t in self.view(gone).targets[c.id]))
             for c in self.combatants}
         """Everything each creature could assign damage to, whoever divides it."""
+        choosers = [self.view(gone).chooser for gone in self.cases()]
         self._active_divided = frozenset(
             c.id for c in self.combatants if c.controller != board.active_player
-            and all(self.view(gone).chooser[c.id] == board.active_player for gone in self.cases()))
+            and all(chooser[c.id] == board.active_player for chooser in choosers))
         """Other players' creatures whose damage the active player divides however the first-strike
         step leaves banding (702.22k)."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
@@ -399,18 +400,20 @@ class CombatModel:
             for t, rule in rules.items():
                 if rule.factor * (max(amount_of(c), 0) + rule.added) > MAX_DEALT:
                     return f"effects multiply {c.id}'s damage to {t} beyond {MAX_DEALT}"
-                if rule.ordered and t in self._hit_first and len(rule.shields) > 1:
+                if not rule.ordered:
+                    continue
+                if t in self._hit_first and len(rule.shields) > 1:
                     return (f"the order (616.1) of the shields on {c.id}'s damage to {t}, which may also be "
                             "dealt first-strike damage (which shield is left then shapes the regular step)")
-                if rule.ordered and c in first and self.first_direction((c.id, t)) is None:
+                if c in first and self.first_direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s first-strike damage to {t} "
                             "depends on more than the damage dealt")
-                if rule.ordered and t not in self._pooled and self.direction((c.id, t)) is None:
+                if t not in self._pooled and self.direction((c.id, t)) is None:
                     return (f"the best order (616.1) of the effects on {c.id}'s damage to {t} depends on more "
                             "than the damage dealt")
             # (a first-strike division's gain is in the state the regular step starts from, 510.4; the
             # active player's division of it, 702.22k, is scored with the active player's damage)
-            if c in regular and self._divided_gain(c) and self._gain_matters(c.controller) \
+            if self._divided_gain(c) and c in regular and self._gain_matters(c.controller) \
                     and c.controller != self.coupled_gain and c.id not in self._active_divided:
                 return f"lifelink {c.id}'s damage dealt depends on how it is divided"
         steps = (Step.FIRST_STRIKE, Step.REGULAR) if self.two_steps else (Step.REGULAR,)
