@@ -143,8 +143,12 @@ class Term:
 
 
 MAX_UNSTABLE = 3
-"""Most creatures with banding whose survival of the first-strike step changes a divider (each
-doubles the regular-step variants the model may meet)."""
+"""Most creatures with banding whose survival of the first-strike step changes a divider, when the
+active player's first step decides some of them (each doubles the cases solved, or the regular-step
+variants a model holds)."""
+MAX_UNSTABLE_REPLIED = 6
+"""The same when only replies of players against the active side decide them (each reply leaves one
+case; each creature doubles the views of the board kept)."""
 
 
 @dataclass(frozen=True)
@@ -460,7 +464,10 @@ class CombatModel:
 
 
     def cases(self) -> list[frozenset[ObjectId]]:
-        """Every set of :attr:`unstable` creatures that may have left in the first-strike step."""
+        """Every set of :attr:`unstable` creatures that may have left in the first-strike step (past
+        :data:`MAX_UNSTABLE_REPLIED` of them, only none and all: such boards are refused)."""
+        if len(self.unstable) > MAX_UNSTABLE_REPLIED:
+            return [frozenset(), self.unstable]
         items = sorted(self.unstable)
         return [frozenset(k for i, k in enumerate(items) if mask >> i & 1) for mask in range(2 ** len(items))]
 
@@ -478,10 +485,11 @@ class CombatModel:
         c = next(iter(sorted(self.unstable)))
         culprit = (f"banding lets the other side divide damage (702.22j-k) in the first-strike step, and "
                    f"{c} may be gone in the regular step")
-        if len(self.unstable) > MAX_UNSTABLE:
-            return culprit + f" (more than {MAX_UNSTABLE} such creatures)"
         deciders = self.unstable_deciders()
         board = self.board
+        most = MAX_UNSTABLE if board.active_player in deciders else MAX_UNSTABLE_REPLIED
+        if len(self.unstable) > most:
+            return culprit + f" (more than {most} such creatures)"
         if len(deciders) > 1 and len(board.players) >= 3:
             return culprit + ", which first-strike damage of several players decides"
         if len(board.players) >= 3:
