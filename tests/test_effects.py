@@ -442,6 +442,18 @@ def test_each_side_keeps_its_banding_creature_alive_in_one_combat():
     assert "a0" not in result.outcome.destroyed
 
 
+def test_four_banding_blockers_whose_survival_the_defender_decides_go_through_the_encoding():
+    """702.22j across 510.4: a 3/3 double-strike trampler blocked by four 0/1s with banding. B divides
+    its damage while any of them lives, so B puts all 3 first-strike damage on one of them and all 3
+    regular damage on another: two die, nothing tramples over. Had all four died in the first-strike
+    step, A would divide the regular damage and trample over. B's replies each leave one case."""
+    board = make_board(attacker("a", 3, 3, "B", "double strike", "trample"),
+                       *[blocker(f"k{i}", 0, 1, "a", "banding") for i in range(4)])
+    result = solved(board, ["player_damage", "kills"])
+    assert result.objective == {"player_damage": 0, "kills": 2} and result.method == "cp-sat"
+    assert sorted(a.amount for a in result.assignments) == [3, 3]
+
+
 def test_banding_attacker_kept_alive_in_a_three_player_game_goes_through_the_encoding():
     """The board above with a third player C and a combat of its own (a 2/2 blocked by a 1/3 that C
     divides nothing of). First-strike damage cannot reach B, so B stays in the game for the regular
