@@ -546,10 +546,8 @@ class CombatModel:
         gain is scored with the active player's damage. None if there is no such player."""
         if len(self.board.players) != 2:
             return None
-        active = self.board.active_player
-        choosers = [self.view(gone).chooser for gone in self.cases()]
         divided = [c for c in self.sources(Step.REGULAR) if self._divided_gain(c) and self._gain_matters(c.controller)
-                   and any(chooser[c.id] != active for chooser in choosers)]
+                   and c.id not in self._active_divided]
         found = {c.controller for c in divided}
         return next(iter(found)) if len(found) == 1 else None
 
