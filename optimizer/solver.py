@@ -78,6 +78,10 @@ ENUMERATED_REPLIES = 5_000
 """Most first-step replies of the players against the active side enumerated when they decide whether
 a creature with banding survives to divide damage in the regular step, or when the regular step has
 creatures whose damage both sides divide (each reply then needs its own refinement)."""
+ENUMERATED_VERIFICATION = 1
+"""Most responder first-step replies for which the refinement verifies a first step by solving the
+second step after each reply instead of with a verification model (``_Game._verify_by_plans``): with
+one reply that model has only the second step to choose, which solving it does exactly."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -591,10 +595,14 @@ class _Game:
                 best = (value, line)
             if value == bound:
                 return line, value
+            if solver.response_proto.status != cp_model.OPTIMAL:
+                break  # stopped early (time or budget): its value is no bound, so no reply can be learnt
             chooser = self._regular_chooser(line)
             reply = {(a.source, a.target): a.amount for a in line
                      if a.step is Step.REGULAR and chooser[a.source] == defender}
             if reply in replies:
+                if not self.proven:
+                    break  # a solve stopped early: its reply or the bound is not exact
                 raise SolverError("internal error: a reply does not tighten the bound")
             replies.append(reply)
             self._cover(cm, u, defender, sc.parts[cm.add_policy(sc, defender, reply)])
@@ -634,6 +642,7 @@ class _Game:
         plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
+        few_replies = _count_first_step_options(probe, self.responders) <= ENUMERATED_VERIFICATION
         scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
@@ -644,11 +653,13 @@ class _Game:
             master = self._master(model, leaders, followers, scenarios, policies)
             if master is None:
                 break
-            bound, lead, follow, plans, model = master
+            bound, lead, follow, plans, model, exact = master
             # else a model picks the reply (not when the reply decides who divides in the regular step)
             # (nor when the regular step is itself a reply to the active player's division, 510.1)
+            # (nor when the responders have so few replies that solving the second step after each
+            # costs less than a verification model)
             enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
-                                     or self.replying)
+                                     or self.replying or few_replies)
             found = None if enumerate_replies else self._verify_by_plans(lead)
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
@@ -663,8 +674,8 @@ class _Game:
                 best = (value, line)
             if complete and value == bound:
                 return line, value, self.proven
-            if self._expired():
-                break
+            if self._expired() or not exact:
+                break  # out of time, or the master stopped early: its value is no bound to refine
             if worst not in scenarios:
                 scenarios.append(worst)
             for k, reply in enumerate(scenarios[:len(follow)]):  # tighten each scenario where the master stands
@@ -733,7 +744,8 @@ class _Game:
         follow_values = {k: {c: _value(solver, v) for c, v in cells.items()} for k, cells in enumerate(m.follow_cells)}
         plan_values = [self._happening_plan(solver, variants, plans)  # only needed for coupled fates
                        for variants, plans in zip(m.scenarios, m.plan_cells)] if self.replying else []
-        return solver.value(m.t), lead_values, follow_values, plan_values, m
+        return (solver.value(m.t), lead_values, follow_values, plan_values, m,
+                solver.response_proto.status == cp_model.OPTIMAL)
 
     @staticmethod
     def _happening_plan(solver: cp_model.CpSolver, variants: list[tuple[Expr, Any]],
@@ -825,6 +837,8 @@ class _Game:
             plan = {(a.source, a.target): a.amount for a in line
                     if a.step is Step.REGULAR and chooser[a.source] not in self.responders}
             if plan in plans:  # cannot happen: a plan is legal on the state it was found on
+                if not self.proven:
+                    return None  # unless a solve stopped early: its plan or the bound is not exact
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
             self.plans.append(plan)
@@ -906,6 +920,11 @@ class _Game:
     def _run_toward(self, cm: CombatModel, t: cp_model.IntVar, maximize: bool) -> cp_model.CpSolver | None:
         """Optimize ``t``, bounded by the scenarios' totals (a max-min model)."""
         cm.model.maximize(t) if maximize else cm.model.minimize(t)
+        if not len(cm.model.proto.search_strategy):  # once per model (models are extended and solved again)
+            # Branch on t first, best value first. CP-SAT otherwise tends to take t at its worst and
+            # improve it one unit per solution: seconds for a 45-variable model (milliseconds with this).
+            cm.model.add_decision_strategy([t], cp_model.CHOOSE_FIRST,
+                                           cp_model.SELECT_MAX_VALUE if maximize else cp_model.SELECT_MIN_VALUE)
         return self._run(cm.model, bounded=True)
 
     def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
 
 from optimizer import InvalidRequestError, check, load_board, solve
@@ -94,3 +98,39 @@ def test_presolve_only_on_large_models_with_moderate_weights():
         return solver.parameters.cp_model_presolve
 
     assert not presolve(10, 1) and presolve(500, 10**8) and not presolve(500, 10**12)
+
+
+@dataclass(frozen=True)
+class _Budget(SolverSettings):
+    """The tuned settings with every CP-SAT call capped at ``budget`` deterministic seconds."""
+
+    budget: float = 0.005
+
+    def apply(self, solver, time_limit, size=0, scale=1):
+        super().apply(solver, time_limit, size, scale)
+        solver.parameters.max_deterministic_time = self.budget
+
+
+MAX_MIN_BOARDS = json.loads((Path(__file__).parent / "data" / "max_min_boards.json").read_text())["boards"]
+
+
+@pytest.mark.parametrize("data", MAX_MIN_BOARDS, ids=["effects-3x5", "banding-4x6"])
+def test_max_min_models_are_solved_within_a_small_budget(data):
+    """The refinement's max-min models (maximize t, t bounded by each scenario's total) branch on t
+    first: without that, CP-SAT improved t one unit per solution on these boards (seconds per model).
+    Deterministic budget, not wall time: the same on every machine."""
+    board = load_board(data)
+    result = solve(board, settings=_Budget())
+    assert result.status == "optimal"
+    assert result.objective == solve(board).objective
+
+
+@pytest.mark.parametrize("budget", [1e-7, 2e-6, 1e-4])
+@pytest.mark.parametrize("data", MAX_MIN_BOARDS + [REFINE_BOARD], ids=["effects-3x5", "banding-4x6", "refine"])
+def test_a_solver_budget_that_stops_the_refinement_gives_a_legal_line(data, budget):
+    """A CP-SAT call stopped before its optimum gives no bound to refine on: the refinement stops with
+    the best line it has, unproven, instead of failing."""
+    board = load_board(data)
+    result = solve(board, settings=_Budget(budget=budget))
+    assert result.status in ("feasible", "optimal")
+    assert check(board, result.assignments, result.dealing).legal
