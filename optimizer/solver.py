@@ -173,9 +173,9 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         defender = [p.id for p in board.players if p.id != board.active_player]
         replies = _count_first_step_options(probe, defender)
         if replies > ENUMERATED_REPLIES and probe.unstable:
-            names = sorted(probe.unstable)
-            reason = (f"banding lets the other side divide damage (702.22j-k), and whether {', '.join(names)} "
-                      f"{'survives' if len(names) == 1 else 'survive'} the first-strike step depends on "
+            banding = sorted(probe.unstable)
+            reason = (f"banding lets the other side divide damage (702.22j-k), and whether {', '.join(banding)} "
+                      f"{'survives' if len(banding) == 1 else 'survive'} the first-strike step depends on "
                       f"more than {ENUMERATED_REPLIES} first-step replies")
         elif replies > ENUMERATED_REPLIES and probe.any_coupled:
             reason = (f"both sides divide regular-step damage dealt to {', '.join(sorted(probe.any_coupled))} "
@@ -228,15 +228,20 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
 
     size = count_leaves(board)
     first_lines = count_first_step_lines(board)
-    stepwise = (Step.FIRST_STRIKE in damage_steps(board) and first_lines <= FIRST_STEP_LIMIT
+    two_steps = Step.FIRST_STRIKE in damage_steps(board)
+    stepwise = (two_steps and first_lines <= FIRST_STEP_LIMIT
                 and (size > EXHAUSTIVE_LIMIT or first_lines * REGULAR_STEP_COST < size))
+    # Past both limits a time limit bounds the search instead: it may still finish (alpha-beta),
+    # else the line is legal and unproven.
+    unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
 
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
 
-    if size > EXHAUSTIVE_LIMIT and not stepwise:
+    if unbounded and deadline is None:
         raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
-                      f"{first_lines} first-strike lines)")
+                      f"{first_lines} first-strike lines; with a time limit it is searched until then)")
+    stepwise = stepwise or (unbounded and two_steps)
     played: dict[str, Any] = {}
     proven = True
 
@@ -250,9 +255,10 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         stranded = len(later.players) >= 3 and any(
             later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
         if not all(p.in_game for p in later.players) or stranded:
-            if count_leaves(later) > EXHAUSTIVE_LIMIT:
+            if deadline is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
                 raise refused("a player who loses in the first-strike step, or a creature out of combat "
-                              "that may leave with its controller (800.4a), leaves too large a search")
+                              "that may leave with its controller (800.4a), leaves too large a search "
+                              "(with a time limit it is searched until then)")
             return None
         key = repr(later)
         nonlocal proven

@@ -643,3 +643,19 @@ def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert info.value.field == "board" and "banding" in info.value.problem
+
+
+def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
+    """The same board with a time limit: the searches run until then instead of refusing (the first
+    step searched, each regular step solved by CP-SAT), and the line is legal; proven only if the
+    search (alpha-beta) finished in time."""
+    from optimizer import check, solve
+
+    attackers = [attacker(f"a{i}", 8, 8, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
+    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
+                for i in range(3)]
+    board = make_board(*attackers, *blockers)
+    result = solve(board, time_limit=0.5)
+    assert result.method == "stepwise" and result.status in ("feasible", "optimal")
+    assert check(board, result.assignments, result.dealing).legal
+    assert any("solved by exhaustive search of the first-strike step" in w for w in result.warnings)
