@@ -131,6 +131,7 @@ def _task_extras(source, count, index, brute_leaves, fair_lines) -> dict[str, An
     """Features of the board, brute force where it fits, and the greedy baseline."""
     from greedy import against_best_reply, greedy_line, reply_lines
 
+    from optimizer.board import Keyword
     from optimizer.bruteforce import brute_force, count_leaves
     from optimizer.check import check
     from optimizer.objectives import objective_values
@@ -143,6 +144,8 @@ def _task_extras(source, count, index, brute_leaves, fair_lines) -> dict[str, An
         start = time.perf_counter()
         found = brute_force(board, PLAYER, OBJECTIVE)
         out["brute"] = {"time": time.perf_counter() - start, "value": tuple(found.value)}
+    if board.effects or any(c.protection_from or Keyword.BANDING in c.keywords for c in board.creatures):
+        return out  # the greedy baseline and its best-reply search know none of these
     start = time.perf_counter()
     line = greedy_line(board)
     greedy_time = time.perf_counter() - start
@@ -715,13 +718,14 @@ def _code_version() -> str:
     return f"git {head or '?'}" + (f" with {len(dirty)} changed files in optimizer/" if dirty else "")
 
 
-DEFAULT_COUNTS = {"small": 300, "typical": 1000, "medium": 200, "large": 24}
-QUICK_COUNTS = {"small": 50, "typical": 100, "medium": 4, "large": 1}
+DEFAULT_COUNTS = {"small": 300, "typical": 1000, "effects": 500, "medium": 200, "large": 24}
+QUICK_COUNTS = {"small": 50, "typical": 100, "effects": 50, "medium": 4, "large": 1}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="typical,medium,large", help="comma-separated: small,typical,medium,large")
+    parser.add_argument("--sizes", default="typical,effects,medium,large",
+                        help="comma-separated: small,typical,effects,medium,large")
     parser.add_argument("--count", default=None,
                         help="boards per size: one number for every size, or one per size (default "
                              f"{DEFAULT_COUNTS}; --quick {QUICK_COUNTS})")
@@ -823,6 +827,11 @@ def main() -> int:
     report += ["", (f"Boards per size: {counts}{chosen}; sizes: {sizes_text}. Time limit {args.time_limit} s "
                     f"per solve (every size); worker memory limit {args.memory_limit_gb} GB."), ""]
     report += main_table(runs)
+    methods = {r.name: Counter(t.get("method", "-") for t in r.tuned) for r in runs}
+    if any(set(m) - {"cp-sat"} for m in methods.values()):
+        report += ["", "How the tuned solves were made (`method`; `exhaustive` and `stepwise` are the searches for "
+                   "boards the encoding does not model): " + "; ".join(
+                       f"{name}: " + ", ".join(f"{k} {v}" for k, v in m.most_common()) for name, m in methods.items())]
     typical = next((r for r in runs if r.name == "typical"), None)
     if pool:
         n, rate, elapsed, optimal = pool

@@ -13,7 +13,9 @@ Sizes (see :data:`SIZES`):
 * ``small``: up to 3 attackers, 4 blockers, power up to 5 (the property tests' size);
 * ``typical``: up to 4 attackers, 6 blockers, power up to 8 (a real game's combat);
 * ``medium``: 8 attackers, 12 blockers;
-* ``large``: 20 attackers, 40 blockers, many-to-many blocks.
+* ``large``: 20 attackers, 40 blockers, many-to-many blocks;
+* ``effects``: typical boards with colors, protection, banding and damage effects (615, 616, 702.16,
+  702.22).
 
 ``boards(size, count)`` is the entry point; the same (size, count, seed) always gives the same
 boards, and the first n boards of a larger count are the boards of count n.
@@ -38,6 +40,8 @@ class Size:
     blocks: tuple[float, ...]
     """Chance that a blocker blocks 1, 2, 3, ... attackers (when there are that many)."""
     planeswalkers: int = 1
+    effects: bool = False
+    """Colors, protection, banding and board damage effects too (see :func:`add_effects`)."""
 
 
 SIZES: dict[str, Size] = {
@@ -45,6 +49,7 @@ SIZES: dict[str, Size] = {
     "typical": Size((1, 4), (0, 6), 8, (0.75, 0.25)),
     "medium": Size((8, 8), (12, 12), 8, (0.7, 0.3)),
     "large": Size((20, 20), (40, 40), 8, (0.5, 0.35, 0.15), planeswalkers=2),
+    "effects": Size((1, 4), (0, 6), 8, (0.75, 0.25), effects=True),
 }
 
 # chance per creature of each keyword (drawn independently)
@@ -133,10 +138,59 @@ def _pick(rng: random.Random, weights: tuple[float, ...]) -> int:
     return len(weights) - 1
 
 
+COLORS = ("white", "blue", "black", "red", "green")
+
+
+def add_effects(rng: random.Random, board: dict[str, Any]) -> None:
+    """Colors (two of the five in play), protection (12% of creatures, 10% of players), banding (10% of
+    creatures) and up to three board effects: prevent all, a "prevent the next N" shield on one
+    recipient, doubling, additions, can't be prevented; sources and recipients all, one controller's,
+    or one or two ids."""
+    palette = rng.sample(COLORS, 2)
+    creatures = board["creatures"]
+    for c in creatures:
+        if rng.random() < 0.6:
+            c["colors"] = rng.sample(palette, rng.randint(1, 2))
+        if rng.random() < 0.12:
+            c["protection_from"] = [rng.choice(palette + ["creatures"])]
+        if rng.random() < 0.10:
+            c.setdefault("keywords", []).append("banding")
+    for p in board["players"]:
+        if rng.random() < 0.10:
+            p["protection_from"] = [rng.choice(palette)]
+    ids = [c["id"] for c in creatures]
+    players = [p["id"] for p in board["players"]]
+    recipients = ids + players + [w["id"] for w in board["planeswalkers"]]
+
+    def selector(pool: list[str]) -> Any:
+        pick = rng.random()
+        if pick < 0.4:
+            return "all"
+        if pick < 0.7:
+            return {"controller": rng.choice(players)}
+        return rng.sample(pool, min(len(pool), rng.randint(1, 2)))
+
+    effects = []
+    for _ in range(rng.choice((0, 1, 1, 2, 3))):
+        kind = rng.choice(("prevent", "shield", "double", "add", "add", "cant_be_prevented"))
+        if kind == "shield":
+            effects.append({"kind": "prevent", "amount": rng.randint(1, 4), "recipients": [rng.choice(recipients)]})
+            continue
+        effect: dict[str, Any] = {"kind": kind, "sources": selector(ids), "recipients": selector(recipients)}
+        if kind == "add":
+            effect["amount"] = rng.randint(1, 2)
+        effects.append(effect)
+    if effects:
+        board["effects"] = effects
+
+
 def board_for(size: str | Size, rng: random.Random) -> dict[str, Any]:
     s = SIZES[size] if isinstance(size, str) else size
-    return random_board(rng, rng.randint(*s.attackers), rng.randint(*s.blockers), s.max_power, s.blocks,
-                        s.planeswalkers)
+    board = random_board(rng, rng.randint(*s.attackers), rng.randint(*s.blockers), s.max_power, s.blocks,
+                         s.planeswalkers)
+    if s.effects:
+        add_effects(rng, board)
+    return board
 
 
 def boards(size: str, count: int, seed: int = 2024) -> list[dict[str, Any]]:

@@ -183,7 +183,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         elif replies > ENUMERATED_REPLIES:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' regular-step gain decides whether it loses, "
                       f"after more than {ENUMERATED_REPLIES} first-step replies")
-    if reason is None and _combined_range(objective_ranges(probe)) > max_combined_range:
+    ranges = objective_ranges(probe)
+    if reason is None and _combined_range(ranges) > max_combined_range:
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
                       "objectives' ranges are too wide to combine")
@@ -200,7 +201,7 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if reason is not None:
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
-    game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe)
+    game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     line, value, proven = game.solve()
     dealing = game.dealing(line)
     try:
@@ -331,7 +332,8 @@ class _Game:
     """One solve: the case analysis of the module docstring."""
 
     def __init__(self, board: Board, decider: ObjectId, names: Sequence[str], settings: SolverSettings,
-                 time_limit: float | None, max_combined_range: int, probe: CombatModel) -> None:
+                 time_limit: float | None, max_combined_range: int, probe: CombatModel,
+                 ranges: list[tuple[int, int]]) -> None:
         self.board = board
         self.probe = probe
         """A model of the board: its targets, choosers and orders of effects; the first solve builds in it."""
@@ -340,7 +342,8 @@ class _Game:
         self.names = tuple(names)
         self.settings = settings
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
-        self.ranges = objective_ranges(probe)
+        self.ranges = ranges
+        """:func:`objective_ranges` of the board."""
         combined = _combined_range(self.ranges)
         self.magnitude = 8 * combined * len(board.players)
         """About the largest value an objective variable takes: the product of the objectives' ranges
