@@ -60,8 +60,9 @@ def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGU
 
 
 def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[Assignment, ...],
-                   memo: dict | None = None) -> list[tuple[Assignment, ...]]:
-    """``player``'s legal joint assignments in ``step`` given what was announced before it (510.1e).
+                   memo: dict | None = None) -> Iterator[tuple[Assignment, ...]]:
+    """``player``'s legal joint assignments in ``step`` given what was announced before it (510.1e),
+    one by one (a large board's can be too many to list).
 
     ``board`` is the board as the step begins; ``announced`` holds this step's earlier announcements.
     ``memo`` keeps each creature's own legal splits on ``board`` from one call to the next.
@@ -82,14 +83,12 @@ def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[
             memo[(c.id, step)] = [o for o in creature_options(board, c.id, step)
                                   if not step_violations(board, step, normalize(o), {c.id})]
         rows.append(memo[(c.id, step)])
-    out = []
     for combo in product(*rows):
         mine = tuple(a for part in combo for a in part)
         if coupled and any(v.source in coupled
                            for v in step_violations(board, step, normalize(announced + mine), coupled)):
             continue
-        out.append(mine)
-    return out
+        yield mine
 
 
 def _step_lines(board: Board, step: Step) -> int:
@@ -117,9 +116,13 @@ def count_first_step_lines(board: Board) -> int:
 RegularStep = Callable[[Board], "tuple[tuple[Assignment, ...], tuple[DealingChoice, ...]] | None"]
 
 
+class SearchTooLarge(Exception):
+    """The search reached more lines than its ``budget`` (see :func:`brute_force`)."""
+
+
 def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
                 regular_step: RegularStep | None = None, deadline: float | None = None,
-                prune: bool = False) -> BruteForceResult:
+                prune: bool = False, budget: int | None = None) -> BruteForceResult:
     """The max-min value of ``objective`` for ``player``, by exhaustive search over both steps.
 
     With ``regular_step``, only the first-strike step is searched: ``regular_step(later)`` gives the
@@ -127,10 +130,18 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
     None to have it searched here too. Past ``deadline`` (``time.monotonic()``), every choice still
     to be searched takes its first option only: the line is legal but its value is not proven
     (``complete`` False). ``prune`` skips lines that cannot change the value (alpha-beta); the value
-    is the same, the line may be another one of equal value."""
+    is the same, the line may be another one of equal value. Past ``budget`` lines reached (a count,
+    so the same on every run), it raises :class:`SearchTooLarge`."""
     order = board.turn_order()
     steps = damage_steps(board)
     cut = False
+    reached = 0
+
+    def leaf() -> None:
+        nonlocal reached
+        reached += 1
+        if budget is not None and reached > budget:
+            raise SearchTooLarge(f"more than {budget} lines")
     Value = tuple[int, ...] | None
 
     def choose(level: int, alpha: Value, beta: Value,
@@ -179,12 +190,14 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
             later = board_after_first_strike(current, dealt)
             play = None if later is None or regular_step is None else regular_step(later)
             if play is not None:
+                leaf()
                 second, dealing = play
                 line = normalize(history + announced + second)
                 values = objective_values(board, resolve_combat(board, line, made + dealing), player, objective)
                 return BruteForceResult(tuple(values[name] for name in objective), line, made + dealing)
             if later is not None:
                 return search(later, step_index + 1, 0, (), history + announced, made, (), {}, alpha, beta)
+        leaf()
         line = normalize(history + announced)
         values = objective_values(board, resolve_combat(board, line, made), player, objective)
         return BruteForceResult(tuple(values[name] for name in objective), line, made)

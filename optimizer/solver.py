@@ -92,6 +92,10 @@ REGULAR_STEP_COST = 20
 EXHAUSTIVE_LIMIT = 100_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
+PRUNED_LIMIT = 30_000
+"""Past both limits above and without a time limit, the searches still run, pruned (alpha-beta),
+until they reach this many lines (a regular step solved by CP-SAT counting ``REGULAR_STEP_COST``):
+a count, so the same board is always solved or always refused."""
 
 
 class _CaseInfeasible(Exception):
@@ -225,26 +229,25 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     boards; on larger boards with two damage steps, the first-strike step only, each regular step
     solved on the board it begins with (a one-step board, which the encoding may well model). Past
     ``deadline`` the search finishes on first options only and the answer is not proven."""
-    from .bruteforce import brute_force, count_first_step_lines, count_leaves
+    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves
 
     size = count_leaves(board)
     first_lines = count_first_step_lines(board)
     two_steps = Step.FIRST_STRIKE in damage_steps(board)
     stepwise = (two_steps and first_lines <= FIRST_STEP_LIMIT
                 and (size > EXHAUSTIVE_LIMIT or first_lines * REGULAR_STEP_COST < size))
-    # Past both limits a time limit bounds the search instead: it may still finish (alpha-beta),
-    # else the line is legal and unproven.
+    # Past both limits the search may still finish, pruned: a time limit bounds it (the line is
+    # then legal and unproven), or without one a count of the lines it reaches (then it is refused).
     unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
+    stepwise = stepwise or (unbounded and two_steps)
+    budget = PRUNED_LIMIT if unbounded and deadline is None else None
 
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
 
-    if unbounded and deadline is None:
-        raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
-                      f"{first_lines} first-strike lines; with a time limit it is searched until then)")
-    stepwise = stepwise or (unbounded and two_steps)
     played: dict[str, Any] = {}
     proven = True
+    solved = 0
 
     in_combat = {c.id for c in board.combatants}
 
@@ -256,14 +259,17 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         stranded = len(later.players) >= 3 and any(
             later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
         if not all(p.in_game for p in later.players) or stranded:
-            if deadline is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
+            if deadline is None and budget is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
                 raise refused("a player who loses in the first-strike step, or a creature out of combat "
                               "that may leave with its controller (800.4a), leaves too large a search "
                               "(with a time limit it is searched until then)")
             return None
         key = repr(later)
-        nonlocal proven
+        nonlocal proven, solved
         if key not in played:
+            solved += 1
+            if budget is not None and solved * REGULAR_STEP_COST > budget:
+                raise SearchTooLarge(f"more than {budget // REGULAR_STEP_COST} regular steps")
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
                 result = solve(later, decider, names, settings=settings, time_limit=left)
@@ -273,7 +279,13 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
             played[key] = (result.assignments, result.dealing)
         return played[key]
 
-    found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True)
+    try:
+        found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True,
+                            budget=budget)
+    except SearchTooLarge as too_large:
+        raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
+                      f"{first_lines} first-strike lines; pruned, it still reached {too_large}; with a "
+                      "time limit it is searched until then)") from None
     proven &= found.complete
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:

@@ -659,3 +659,22 @@ def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
     assert result.method == "stepwise" and result.status in ("feasible", "optimal")
     assert check(board, result.assignments, result.dealing).legal
     assert any("solved by exhaustive search of the first-strike step" in w for w in result.warnings)
+
+
+def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes():
+    """Past both limits and without a time limit, the pruned search still runs up to a count of the
+    lines it reaches (the same on every run): this board needs a few hundred, so it is solved, and
+    the time-limited run agrees."""
+    import json
+    from pathlib import Path
+
+    from optimizer import check, load_board, solve
+    from optimizer.bruteforce import count_first_step_lines, count_leaves
+    from optimizer.solver import EXHAUSTIVE_LIMIT, FIRST_STEP_LIMIT
+
+    board = load_board(json.loads((Path(__file__).parent / "data" / "pruned_search_board.json").read_text()))
+    assert count_leaves(board) > EXHAUSTIVE_LIMIT and count_first_step_lines(board) > FIRST_STEP_LIMIT
+    result = solve(board)
+    assert result.method == "stepwise" and result.status == "optimal"
+    assert check(board, result.assignments, result.dealing).legal
+    assert solve(board, time_limit=60).objective == result.objective
