@@ -93,9 +93,12 @@ EXHAUSTIVE_LIMIT = 100_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
 PRUNED_LIMIT = 30_000
-"""Past both limits above and without a time limit, the searches still run, pruned (alpha-beta),
-until they reach this many lines (a regular step solved by CP-SAT counting ``REGULAR_STEP_COST``):
-a count, so the same board is always solved or always refused."""
+"""Without a time limit, on boards past ``EXHAUSTIVE_LIMIT``, the most lines the pruned (alpha-beta)
+search may reach, and, past ``FIRST_STEP_LIMIT`` too, the most regular steps it may solve with CP-SAT
+times ``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
+SEARCH_LIMIT = 10**16
+"""Boards with more lines than this (``count_leaves``) are not searched at all: listing a single
+player's options can take longer than any time limit there."""
 
 
 class _CaseInfeasible(Exception):
@@ -240,10 +243,14 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     # then legal and unproven), or without one a count of the lines it reaches (then it is refused).
     unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
     stepwise = stepwise or (unbounded and two_steps)
-    budget = PRUNED_LIMIT if unbounded and deadline is None else None
+    budget = PRUNED_LIMIT if size > EXHAUSTIVE_LIMIT and deadline is None else None
+    lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
 
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
+
+    if size > SEARCH_LIMIT:
+        raise refused(f"the board is too large for the exhaustive search ({lines}; more than {SEARCH_LIMIT:.0e})")
 
     played: dict[str, Any] = {}
     proven = True
@@ -259,16 +266,12 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         stranded = len(later.players) >= 3 and any(
             later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
         if not all(p.in_game for p in later.players) or stranded:
-            if deadline is None and budget is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
-                raise refused("a player who loses in the first-strike step, or a creature out of combat "
-                              "that may leave with its controller (800.4a), leaves too large a search "
-                              "(with a time limit it is searched until then)")
-            return None
+            return None  # searched here (within the deadline or the budget, past the limits)
         key = repr(later)
         nonlocal proven, solved
         if key not in played:
             solved += 1
-            if budget is not None and solved * REGULAR_STEP_COST > budget:
+            if budget is not None and unbounded and solved * REGULAR_STEP_COST > budget:
                 raise SearchTooLarge(f"more than {budget // REGULAR_STEP_COST} regular steps")
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
@@ -283,9 +286,8 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True,
                             budget=budget)
     except SearchTooLarge as too_large:
-        raise refused(f"the board is too large for the exhaustive search ({size} > {EXHAUSTIVE_LIMIT} lines, "
-                      f"{first_lines} first-strike lines; pruned, it still reached {too_large}; with a "
-                      "time limit it is searched until then)") from None
+        raise refused(f"the board is too large for the exhaustive search ({lines}; pruned, it still "
+                      f"reached {too_large}; with a time limit it is searched until then)") from None
     proven &= found.complete
     result = check(board, found.assignments, found.dealing)
     if not result.legal or result.outcome is None:

@@ -678,3 +678,39 @@ def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes
     assert result.method == "stepwise" and result.status == "optimal"
     assert check(board, result.assignments, result.dealing).legal
     assert solve(board, time_limit=60).objective == result.objective
+
+
+
+def _search_limit_board(name):
+    import json
+    from pathlib import Path
+
+    from optimizer import load_board
+
+    data = json.loads((Path(__file__).parent / "data" / "search_limit_boards.json").read_text())
+    return load_board(data[name])
+
+
+def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
+    """B may lose to first-strike damage (800.4a), and the regular step after that is searched rather
+    than solved by CP-SAT: 14.8 million lines, but the pruned search stays within its budget."""
+    from optimizer import check, solve
+
+    board = _search_limit_board("player_loss")
+    result = solve(board)
+    assert result.method == "stepwise" and result.status == "optimal"
+    assert check(board, result.assignments, result.dealing).legal
+
+
+@pytest.mark.parametrize("time_limit", [None, 1.0])
+def test_boards_past_the_search_limit_are_refused_at_once(time_limit):
+    """Past 10^16 lines even listing one player's options can outlast a time limit: refused."""
+    from optimizer import NotSupportedError, solve
+    from optimizer.bruteforce import count_leaves
+    from optimizer.solver import SEARCH_LIMIT
+
+    board = _search_limit_board("huge")
+    assert count_leaves(board) > SEARCH_LIMIT
+    with pytest.raises(NotSupportedError) as info:
+        solve(board, time_limit=time_limit)
+    assert info.value.field == "board" and "too large" in info.value.problem
