@@ -93,12 +93,17 @@ EXHAUSTIVE_LIMIT = 100_000
 """Largest search (``count_leaves``) the exhaustive fallback takes on, for boards the encoding does
 not model."""
 PRUNED_LIMIT = 30_000
-"""Without a time limit, on boards past ``EXHAUSTIVE_LIMIT``, the most lines the pruned (alpha-beta)
-search may reach, and, past ``FIRST_STEP_LIMIT`` too, the most regular steps it may solve with CP-SAT
-times ``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
+"""Without a time limit, on boards past both limits above (or whose stepwise search meets a regular
+step past ``EXHAUSTIVE_LIMIT`` that it must search itself), the most lines the pruned (alpha-beta)
+search may reach, and, past both limits, the most regular steps it may solve with CP-SAT times
+``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
 SEARCH_LIMIT = 10**16
 """Boards with more lines than this (``count_leaves``) are not searched at all: listing a single
 player's options can take longer than any time limit there."""
+
+
+class _Oversized(Exception):
+    """A regular step the stepwise search must search itself is past ``EXHAUSTIVE_LIMIT``."""
 
 
 class _CaseInfeasible(Exception):
@@ -243,7 +248,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     # then legal and unproven), or without one a count of the lines it reaches (then it is refused).
     unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
     stepwise = stepwise or (unbounded and two_steps)
-    budget = PRUNED_LIMIT if size > EXHAUSTIVE_LIMIT and deadline is None else None
+    budget = PRUNED_LIMIT if unbounded and deadline is None else None
     lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
 
     def refused(why: str) -> NotSupportedError:
@@ -266,7 +271,9 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         stranded = len(later.players) >= 3 and any(
             later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
         if not all(p.in_game for p in later.players) or stranded:
-            return None  # searched here (within the deadline or the budget, past the limits)
+            if deadline is None and budget is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
+                raise _Oversized()  # searched again under the budget
+            return None  # searched here
         key = repr(later)
         nonlocal proven, solved
         if key not in played:
@@ -283,8 +290,12 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         return played[key]
 
     try:
-        found = brute_force(board, decider, names, regular_step if stepwise else None, deadline, prune=True,
-                            budget=budget)
+        try:
+            found = brute_force(board, decider, names, regular_step if stepwise else None, deadline,
+                                prune=True, budget=budget)
+        except _Oversized:  # a player lost in the first step leaves a large search: within the budget
+            budget = PRUNED_LIMIT
+            found = brute_force(board, decider, names, regular_step, deadline, prune=True, budget=budget)
     except SearchTooLarge as too_large:
         raise refused(f"the board is too large for the exhaustive search ({lines}; pruned, it still "
                       f"reached {too_large}; with a time limit it is searched until then)") from None
