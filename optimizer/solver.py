@@ -98,8 +98,8 @@ step past ``EXHAUSTIVE_LIMIT`` that it must search itself), the most lines the p
 search may reach, and, past both limits, the most regular steps it may solve with CP-SAT times
 ``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
 SEARCH_LIMIT = 10**16
-"""Boards with more lines than this (``count_leaves``) are not searched at all: listing a single
-player's options can take longer than any time limit there."""
+"""Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
+listing a single player's options can take longer than any time limit there."""
 
 
 class _Oversized(Exception):
@@ -254,7 +254,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
 
-    if size > SEARCH_LIMIT:
+    if unbounded and size > SEARCH_LIMIT:
         raise refused(f"the board is too large for the exhaustive search ({lines}; more than {SEARCH_LIMIT:.0e})")
 
     played: dict[str, Any] = {}
