@@ -148,29 +148,38 @@ def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
 
 
 def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[tuple[DealingChoice, ...]]:
-    """The distinct choices for all damage to one recipient (its shields are shared by that damage)."""
-    seen: dict[Any, tuple[DealingChoice, ...]] = {}
+    """The distinct choices for all damage to one recipient (its shields are shared by that damage):
+    for each distinct result (damage dealt by each cell, shields left), the first choices found that
+    give it, cells in order and each cell's orders and preventions in turn."""
+    memo: dict[Any, dict[Any, tuple[DealingChoice, ...]]] = {}
 
-    def walk(k: int, remaining: dict[int, int], made: tuple[DealingChoice, ...], dealt: tuple[int, ...],
-             passed: dict[int, bool]) -> None:
+    def walk(k: int, remaining: dict[int, int], passed: dict[int, bool]) -> dict[Any, tuple[DealingChoice, ...]]:
+        """The distinct results of cells ``k`` on, from this state: (their damage dealt, shields
+        left) -> their first choices. The rest depends only on the state, so it is worked out once."""
+        state = (k, tuple(sorted(remaining.items())), tuple(sorted(passed.items())))
+        if state in memo:
+            return memo[state]
+        out: dict[Any, tuple[DealingChoice, ...]] = {}
         if k == len(cells):
             if all(remaining[i] == 0 or passed.get(i, True) for i in remaining):
-                seen.setdefault((dealt, tuple(sorted(remaining.items()))), made)
-            return
-        a = cells[k]
-        modifiers = cell_effects(board, a.source, a.target).modifiers
-        for order in dict.fromkeys(permutations(modifiers)):
-            for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
-                choice = DealingChoice(step, a.source, a.target, order, prevented)
-                merged = dict(passed)
-                for i, ok in full.items():
-                    merged[i] = merged.get(i, True) and ok
-                walk(k + 1, rem, made + (choice,), dealt + (d,), merged)
+                out[((), tuple(sorted(remaining.items())))] = ()
+        else:
+            a = cells[k]
+            modifiers = cell_effects(board, a.source, a.target).modifiers
+            for order in dict.fromkeys(permutations(modifiers)):
+                for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
+                    choice = DealingChoice(step, a.source, a.target, order, prevented)
+                    merged = dict(passed)
+                    for i, ok in full.items():
+                        merged[i] = merged.get(i, True) and ok
+                    for (dealt, left), made in walk(k + 1, rem, merged).items():
+                        out.setdefault(((d, *dealt), left), (choice, *made))
+        memo[state] = out
+        return out
 
     shields = {i: board.effects[i].amount for a in cells for i in cell_effects(board, a.source, a.target).modifiers
                if board.effects[i].is_shield}
-    walk(0, shields, (), (), {})  # type: ignore[arg-type]
-    return list(seen.values())
+    return list(walk(0, shields, {}).values())  # type: ignore[arg-type]
 
 
 def _apply(board: Board, amount: int, order: tuple[int, ...], remaining: dict[int, int]):
