@@ -630,16 +630,33 @@ def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, mo
     assert solve(board, objective=["kills"]).status == "optimal"
 
 
+def _banding_board_past_the_limits():
+    """Three 8/8 first strikers and a 5/5, blocked by three 4/4s that each block all four, the first
+    with banding: too large for both searches' limits (46^3 first-strike splits)."""
+    attackers = [attacker(f"a{i}", 8, 8, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
+    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
+                for i in range(3)]
+    return make_board(*attackers, *blockers)
+
+
+def _data_board(file, key=None):
+    """A board from ``tests/data/FILE`` (the value at ``key`` when the file holds several)."""
+    import json
+    from pathlib import Path
+
+    from optimizer import load_board
+
+    data = json.loads((Path(__file__).parent / "data" / file).read_text())
+    return load_board(data if key is None else data[key])
+
+
 def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     """The first strikers may kill the banding blocker, which would give a3's damage back to A in the
     regular step (702.22j): the encoding leaves that to the exhaustive search, and both the whole
     search and the first-strike step's (46^3 splits) are too large."""
     from optimizer import NotSupportedError, solve
 
-    attackers = [attacker(f"a{i}", 8, 8, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
-    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
-                for i in range(3)]
-    board = make_board(*attackers, *blockers)
+    board = _banding_board_past_the_limits()
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert info.value.field == "board" and "banding" in info.value.problem
@@ -651,10 +668,7 @@ def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
     search (alpha-beta) finished in time."""
     from optimizer import check, solve
 
-    attackers = [attacker(f"a{i}", 8, 8, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
-    blockers = [blocker(f"b{i}", 4, 4, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
-                for i in range(3)]
-    board = make_board(*attackers, *blockers)
+    board = _banding_board_past_the_limits()
     result = solve(board, time_limit=0.5)
     assert result.method == "stepwise" and result.status in ("feasible", "optimal")
     assert check(board, result.assignments, result.dealing).legal
@@ -665,14 +679,11 @@ def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes
     """Past both limits and without a time limit, the pruned search still runs up to a count of the
     lines it reaches (the same on every run): this board needs a few hundred, so it is solved, and
     the time-limited run agrees."""
-    import json
-    from pathlib import Path
-
-    from optimizer import check, load_board, solve
+    from optimizer import check, solve
     from optimizer.bruteforce import count_first_step_lines, count_leaves
     from optimizer.solver import EXHAUSTIVE_LIMIT, FIRST_STEP_LIMIT
 
-    board = load_board(json.loads((Path(__file__).parent / "data" / "pruned_search_board.json").read_text()))
+    board = _data_board("pruned_search_board.json")
     assert count_leaves(board) > EXHAUSTIVE_LIMIT and count_first_step_lines(board) > FIRST_STEP_LIMIT
     result = solve(board)
     assert result.method == "stepwise" and result.status == "optimal"
@@ -680,23 +691,12 @@ def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes
     assert solve(board, time_limit=60).objective == result.objective
 
 
-
-def _search_limit_board(name):
-    import json
-    from pathlib import Path
-
-    from optimizer import load_board
-
-    data = json.loads((Path(__file__).parent / "data" / "search_limit_boards.json").read_text())
-    return load_board(data[name])
-
-
 def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
     """B may lose to first-strike damage (800.4a), and the regular step after that is searched rather
     than solved by CP-SAT: 14.8 million lines, but the pruned search stays within its budget."""
     from optimizer import check, solve
 
-    board = _search_limit_board("player_loss")
+    board = _data_board("search_limit_boards.json", "player_loss")
     result = solve(board)
     assert result.method == "stepwise" and result.status == "optimal"
     assert check(board, result.assignments, result.dealing).legal
@@ -709,7 +709,7 @@ def test_boards_past_the_search_limit_are_refused_at_once(time_limit):
     from optimizer.bruteforce import count_leaves
     from optimizer.solver import SEARCH_LIMIT
 
-    board = _search_limit_board("huge")
+    board = _data_board("search_limit_boards.json", "huge")
     assert count_leaves(board) > SEARCH_LIMIT
     with pytest.raises(NotSupportedError) as info:
         solve(board, time_limit=time_limit)
