@@ -30,15 +30,25 @@ class Assignment:
         return {"step": self.step.value, "source": self.source, "target": self.target, "amount": self.amount}
 
 
+RESULT_FIELDS = frozenset({"status", "player", "objective", "outcome", "method", "warnings"})
+"""Fields of a solve result besides ``assignments`` and ``dealing``: a result may be checked as it is."""
+
+
 def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
-    """Read ``{"assignments": [...]}`` (or a bare list); raise InvalidAssignmentError naming the field.
+    """Read ``{"assignments": [...]}`` (or a bare list, or a whole solve result, whose ``dealing`` the
+    checker reads too); raise InvalidAssignmentError naming the field.
 
     Unknown ids and malformed amounts are input errors; whether the assignment is legal is for the
     checker to say. Entries with the same step, source and target are added together.
     """
     items = data.get("assignments") if isinstance(data, dict) else data
-    if isinstance(data, dict) and set(data) - {"assignments"} and items is None:
-        raise InvalidAssignmentError("assignments", "missing; expected {\"assignments\": [...]}")
+    if isinstance(data, dict):
+        if items is None:
+            raise InvalidAssignmentError("assignments", "missing; expected {\"assignments\": [...]}")
+        extra = set(data) - {"assignments", "dealing"} - RESULT_FIELDS
+        if extra:
+            raise InvalidAssignmentError(str(sorted(extra)[0]), "unknown field; expected assignments and "
+                                         "dealing (or a solve result as it is)")
     if not isinstance(items, list):
         raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}")
     totals: dict[tuple[Step, str, str], int] = {}

@@ -12,7 +12,7 @@ from typing import Any, Collection, Iterable
 
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
-from .dealing import DealingChoice, banding_chooser
+from .dealing import DealingChoice, banding_chooser, parse_dealing
 from .errors import InputError, InvalidAssignmentError
 from .rules import (Outcome, Route, assignment_modes, assigns_in, damage_amount, damage_steps, first_step,
                     is_present, lethal_needed, recipients, resolve_combat, tramples)
@@ -54,11 +54,22 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
     ``dealing`` gives the affected players' choices for effects applied to the damage (616.1, 615.7);
     without one, a damage's effects apply in board order and shields prevent all they can.
     """
+    if isinstance(assignments, dict) and "dealing" in assignments:
+        if tuple(dealing):
+            raise InvalidAssignmentError("dealing", "given twice: in the assignment and as an argument")
+        dealing = assignments["dealing"]
     if isinstance(assignments, (dict, list)):
         parsed = parse_assignments(assignments, board)
     else:
-        parsed = normalize(assignments)
-    dealing = tuple(dealing)
+        iterable = isinstance(assignments, Iterable) and not isinstance(assignments, (str, bytes))
+        records = tuple(assignments) if iterable else ()
+        if not iterable or not all(isinstance(a, Assignment) for a in records):
+            raise InvalidAssignmentError("assignments", "expected Assignment records, a list of {source, "
+                                         "target, amount} or {\"assignments\": [...]}")
+        parsed = normalize(records)
+    if isinstance(dealing, (str, bytes, dict)) or not isinstance(dealing, Iterable):
+        raise InvalidAssignmentError("dealing", "expected a list of dealing choices")
+    dealing = parse_dealing(list(dealing), board)
     played: list[Any] = []
     try:
         found = violations(board, parsed, dealing, played)

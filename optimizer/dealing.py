@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from .assignment import Assignment, Step
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
+from .errors import InvalidAssignmentError
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,56 @@ class DealingChoice:
     def to_dict(self) -> dict[str, Any]:
         return {"step": self.step.value, "source": self.source, "target": self.target,
                 "order": list(self.order), "prevented": {str(i): n for i, n in self.prevented}}
+
+
+def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
+    """Read a list of dealing choices as :meth:`DealingChoice.to_dict` writes them (``solve``'s
+    ``dealing``); raise InvalidAssignmentError naming the field. Whether a choice fits the damage
+    (616.1, 615.7) is for the checker to say."""
+    if not isinstance(data, list):
+        raise InvalidAssignmentError("dealing", "expected a list of {step, source, target, order, prevented}")
+    out = []
+    for i, item in enumerate(data):
+        where = f"dealing[{i}]"
+        if isinstance(item, DealingChoice):
+            out.append(item)
+            continue
+        if not isinstance(item, dict):
+            raise InvalidAssignmentError(where, "expected an object {\"step\", \"source\", \"target\", \"order\"}")
+        extra = set(item) - {"step", "source", "target", "order", "prevented"}
+        if extra:
+            raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
+        for key in ("source", "target", "order"):
+            if key not in item:
+                raise InvalidAssignmentError(f"{where}.{key}", "field required")
+        try:
+            step = Step(item.get("step", Step.REGULAR.value))
+        except ValueError:
+            raise InvalidAssignmentError(f"{where}.step", f"{item.get('step')!r} is not one of "
+                                         f"{[s.value for s in Step]}") from None
+        source, target, order = item["source"], item["target"], item["order"]
+        if not isinstance(source, str) or not board.is_creature(source):
+            raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
+        if not isinstance(target, str) or board.get(target) is None:
+            raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+        effects = range(len(board.effects))
+        if not isinstance(order, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n in effects
+                                                  for n in order):
+            raise InvalidAssignmentError(f"{where}.order", f"expected a list of indexes into the board's effects "
+                                         f"(0 to {len(board.effects) - 1}), got {order!r}")
+        prevented = item.get("prevented", {})
+        if not isinstance(prevented, dict):
+            raise InvalidAssignmentError(f"{where}.prevented", "expected an object {shield index: damage prevented}")
+        amounts = []
+        for key, n in prevented.items():
+            index = int(key) if isinstance(key, str) and key.isdigit() else None
+            if index is None or index not in effects or not board.effects[index].is_shield:
+                raise InvalidAssignmentError(f"{where}.prevented.{key}", "not the index of a shield on the board")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise InvalidAssignmentError(f"{where}.prevented.{key}", f"expected a non-negative integer, got {n!r}")
+            amounts.append((index, n))
+        out.append(DealingChoice(step, source, target, tuple(order), tuple(sorted(amounts))))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

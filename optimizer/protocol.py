@@ -1,7 +1,7 @@
 """One JSON request line -> one JSON response line, shared by ``batch``, ``serve`` and the cluster.
 
 A request is an object ``{"id", "board", "player", "objective", "time_limit"}`` (solve, the default
-command) or ``{"id", "command": "check", "board", "assignments"}``. The response is
+command) or ``{"id", "command": "check", "board", "assignments", "dealing"}``. The response is
 ``{"id": ..., "result": ...}`` or ``{"id": ..., "error": "field: problem"}``; ``id`` is echoed when it
 can be read, else null. Responses are compact JSON with keys in that order.
 """
@@ -20,7 +20,7 @@ RequestId = str | int | float | None
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "solve": ("id", "command", "board", "player", "objective", "time_limit"),
-    "check": ("id", "command", "board", "assignments"),
+    "check": ("id", "command", "board", "assignments", "dealing"),
 }
 """Each command and the fields its requests may have."""
 
@@ -115,7 +115,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(assignments, (list, dict)):
             raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}, got "
                                          + _json_type(assignments))
-        return check(board, assignments).to_dict()
+        return check(board, assignments, request.get("dealing", ())).to_dict()
 
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):

@@ -444,6 +444,45 @@ def test_check_accepts_the_solvers_own_answer(tmp_path: Path, capsys: pytest.Cap
     assert json.loads(out)["outcome"] == solved["outcome"]
 
 
+ORDERED_EFFECTS_BOARD = {
+    "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+    "creatures": [{"id": "a1", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
+    "effects": [{"kind": "add", "amount": 2, "sources": {"controller": "A"}}, {"kind": "double"}],
+}
+
+
+def test_check_reads_the_dealing_of_a_whole_solve_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """616.1: B orders +2 and doubling to take the least, (3 x 2) + 2 = 8, not (3 + 2) x 2 = 10; a solve
+    result checked as it is keeps that order, an assignment alone gets board order."""
+    board = write(tmp_path, "b.json", ORDERED_EFFECTS_BOARD)
+    code, out, _ = run_main(capsys, "solve", board, "--format", "json")
+    solved = json.loads(out)
+    assert code == 0 and solved["objective"]["player_damage"] == 8 and solved["dealing"]
+    code, out, _ = run_main(capsys, "check", board, write(tmp_path, "r.json", solved), "--format", "json")
+    assert code == 0 and json.loads(out)["outcome"] == solved["outcome"]
+    assert json.loads(out)["outcome"]["players"]["B"]["life"] == 12
+    code, out, _ = run_main(capsys, "check", board, write(tmp_path, "a.json", {"assignments": solved["assignments"]}),
+                            "--format", "json")
+    assert code == 0 and json.loads(out)["outcome"]["players"]["B"]["life"] == 10
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"assignments": [], "bogus": 1}, "bogus"),
+    ({"assignments": [], "dealing": {"source": "a1"}}, "dealing"),
+    ({"assignments": [], "dealing": [{"source": "a1", "target": "B", "order": [5]}]}, "dealing[0].order"),
+    ({"assignments": [], "dealing": [{"source": "a1", "target": "B", "order": [], "extra": 0}]}, "dealing[0].extra"),
+    ({"assignments": [], "dealing": [{"source": "zz", "target": "B", "order": []}]}, "dealing[0].source"),
+    ({"assignments": [], "dealing": [{"source": "a1", "target": "B", "order": [0], "prevented": {"0": 1}}]},
+     "dealing[0].prevented.0"),
+])
+def test_check_rejects_unknown_fields_and_bad_dealing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       data: dict[str, Any], field: str) -> None:
+    board = write(tmp_path, "b.json", ORDERED_EFFECTS_BOARD)
+    code, _, err = run_main(capsys, "check", board, write(tmp_path, "a.json", data))
+    assert code == 2
+    assert err.strip().startswith(f"mtg-combat: error: {field}:") and len(err.strip().splitlines()) == 1
+
+
 # --------------------------------------------------------------------------------------------------
 # help, console script, determinism
 # --------------------------------------------------------------------------------------------------

@@ -671,3 +671,23 @@ def test_check_api_rejects_a_dealing_choice_that_does_not_fit_the_damage() -> No
     with pytest.raises(InvalidAssignmentError) as info:
         check(board, (Assignment(Step.REGULAR, "a", "b", 2),), [DealingChoice(Step.REGULAR, "a", "b", (0,))])
     assert info.value.field == "dealing" and "(0, 1)" in info.value.problem
+
+
+def test_check_api_reads_dealing_as_json_and_rejects_what_is_not_an_assignment() -> None:
+    """The API takes ``dealing`` as ``solve`` writes it (dicts) as well as records; anything that is
+    not an assignment is a typed error naming ``assignments``, never an AttributeError."""
+    board = load_board({"active_player": "A", "players": [{"id": "A"}, {"id": "B"}],
+                        "creatures": [{"id": "a", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
+                        "effects": [{"kind": "add", "amount": 2}, {"kind": "double"}]})
+    result = solve(board)
+    as_json = result.to_dict()
+    for dealing in (result.dealing, as_json["dealing"]):
+        assert check(board, as_json["assignments"], dealing).outcome == result.outcome
+    assert check(board, as_json).outcome == result.outcome  # a whole result, as it is
+    for bad in ("nonsense", 5, [object()], (x for x in ["a"])):
+        with pytest.raises(InvalidAssignmentError) as info:
+            check(board, bad)
+        assert info.value.field.startswith("assignments")
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(board, as_json, result.dealing)
+    assert info.value.field == "dealing" and "twice" in info.value.problem

@@ -125,3 +125,18 @@ def test_serve_needs_stdio() -> None:
     assert proc.stdout == b""
     err = proc.stderr.decode()
     assert len(err.splitlines()) == 1 and "--stdio is required" in err and "Traceback" not in err
+
+
+def test_check_request_takes_the_dealing_choices() -> None:
+    """A check request may carry the solver's ``dealing`` (616.1), as ``solve`` writes it."""
+    from optimizer.protocol import run
+
+    board = {"players": [{"id": "A"}, {"id": "B"}],
+             "creatures": [{"id": "a", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
+             "effects": [{"kind": "add", "amount": 2}, {"kind": "double"}]}
+    solved = run({"board": board})
+    ordered = run({"command": "check", "board": board, "assignments": solved["assignments"],
+                   "dealing": solved["dealing"]})
+    plain = run({"command": "check", "board": board, "assignments": solved["assignments"]})
+    assert ordered["outcome"] == solved["outcome"] and ordered["outcome"]["players"]["B"]["life"] == 12
+    assert plain["outcome"]["players"]["B"]["life"] == 10  # board order: (3 + 2) x 2
