@@ -21,7 +21,11 @@ every other player minimizes them. Three cases:
   never have a choice (none of their creatures blocks two attackers). One model holds the first
   step, the symbolic state after it, and the second step; the active player's side chooses both
   steps' damage in it, the second step's as a function of the first's outcome.
-* Two damage steps with responder choices: counterexample-guided refinement. The master model
+* Two damage steps, two players, where the responders have a single first-step reply and the
+  active side's first-strike damage cannot reach anything their regular step depends on (their
+  sources, what those may damage, nor their loss): each side's regular step then scores its own
+  part whatever the first step did, and one model optimizes both sides at once, as with one step.
+* Two damage steps with responder choices otherwise: counterexample-guided refinement. The master model
   optimizes the active side's first-step damage against a growing set of responder first-step
   replies (one copy of the second step per reply) and of responder second-step replies (each a
   fixed assignment, used where legal, else a default). Each master solution is verified exactly by
@@ -82,6 +86,9 @@ ENUMERATED_VERIFICATION = 1
 """Most responder first-step replies for which the refinement verifies a first step by solving the
 second step after each reply instead of with a verification model (``_Game._verify_by_plans``): with
 one reply that model has only the second step to choose, which solving it does exactly."""
+SEPARABLE_STEPS = True
+"""Whether two-step boards whose responders' regular step the active side's first step cannot change
+are solved in one model (``_Game._separable``) instead of by refinement."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -474,7 +481,47 @@ class _Game:
         if not self.combine:
             raise InvalidRequestError("objective", "the objectives' ranges are too wide to combine for a "
                                       "guaranteed two-step solve on this board; list fewer objectives")
-        return self._refine()
+        separable = self._separable() if SEPARABLE_STEPS else None
+        return separable if separable is not None else self._refine()
+
+    def _separable(self) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
+        """Two steps where the responders have one first-step reply and the active side's first-strike
+        damage cannot change their regular step: none of it reaches a creature of theirs that deals
+        regular-step damage, nor makes a player lose (704.5a), and no shield carries it over (615.7).
+        Then each side's regular-step choice scores its own part whatever the first step did, so one
+        model optimizes both sides at once (each part its own way, as in a single step): the active
+        side's part over both of its steps, the responders' over their regular step. None (refine
+        instead) when the board is not of that kind."""
+        probe, board = self.probe, self.board
+        if (len(board.players) != 2 or self.replying or probe.unstable or probe.any_coupled
+                or probe.coupled_gain is not None or any(e.is_shield for e in board.effects)
+                or _count_first_step_options(probe, self.responders) != 1):
+            return None
+        responders = set(self.responders)
+        regular = probe.sources(Step.REGULAR)
+        theirs = {s.id for s in regular if probe.chooser[s.id] in responders}
+        # what their regular step depends on: their sources, what those may damage, and whatever else
+        # damages that (its fate is scored with their part)
+        fates = {t for s in regular if s.id in theirs for t, _ in probe.targets(s)}
+        reach = theirs | fates | {s.id for s in regular if any(t in fates for t, _ in probe.targets(s))}
+        fs = probe.sources(Step.FIRST_STRIKE)
+        leading = [s for s in fs if probe.chooser[s.id] not in responders]
+        if any(t in reach for s in leading for t, _ in probe.targets(s)):
+            return None
+        cm = self._model()
+        reply = _first_step_options(cm, self.responders)[0]
+        lead = cm.first_step_cells(leading)
+        cm.first_step_trample(lead)
+        fixed = cm.first_step_cells([s for s in fs if cm.chooser[s.id] in responders], fixed=reply)
+        sc = cm.scenario({**lead, **fixed}, free=set(self.sign), policies={})
+        st = sc.state
+        assert st is not None
+        if not all(isinstance(v, int) for v in st.lost.values()) or not all(
+                isinstance(st.effective_power(s), int) for s in cm.sources(Step.REGULAR) if s.id in theirs):
+            return None  # the first step may still reach them (a player's loss, an effect): refine
+        stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
+        values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
+        return _line(values), value, self.proven
 
     # --- one model, everyone's second step free -----------------------------------------------------
     def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:

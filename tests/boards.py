@@ -297,3 +297,43 @@ def lifelink_and_banding_boards(draw: Any) -> dict[str, Any]:
                               "toughness": draw(toughness), "blocking": ["a2"], "keywords": ["first strike"]})
     return {"active_player": "A", "players": [{"id": "A", "life": 20}, {"id": "B", "life": draw(st.integers(1, 8))}],
             "creatures": creatures}
+
+
+@st.composite
+def separable_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
+    """Two players and two damage steps where the active player's first-strike damage mostly cannot
+    change the defender's regular step: first strikers unblocked or blocked by first-strike-only
+    blockers of their own, and a second group of attackers, the first of whose blockers blocks two."""
+    players = [{"id": "A", "life": draw(st.integers(1, 20))},
+               {"id": "B", "life": draw(st.integers(1, 12)), "poison": draw(st.integers(0, 9))}]
+    targets = ["B"]
+    board: dict[str, Any] = {"active_player": "A", "players": players}
+    if draw(st.booleans()):
+        board["planeswalkers"] = [{"id": "pw", "controller": "B", "loyalty": draw(st.integers(1, 5))}]
+        targets.append("pw")
+    creatures: list[dict[str, Any]] = []
+    for i in range(draw(st.integers(1, 2))):  # first strikers, each with its own first-strike blockers
+        a = draw(creature_fields(f"f{i + 1}", "A"))
+        a["keywords"] = a.get("keywords", []) + [draw(st.sampled_from(["first strike", "double strike"]))]
+        a["attacking"] = draw(st.sampled_from(targets))
+        creatures.append(a)
+        for j in range(draw(st.integers(0, 2))):
+            b = draw(creature_fields(f"g{i + 1}{j + 1}", "B"))
+            b["keywords"] = b.get("keywords", []) + ["first strike"]
+            b["blocking"] = [a["id"]]
+            creatures.append(b)
+    others = []
+    for i in range(draw(st.integers(2, 3))):
+        a = draw(creature_fields(f"a{i + 1}", "A"))
+        a["attacking"] = draw(st.sampled_from(targets))
+        others.append(a)
+    creatures += others
+    for i in range(draw(st.integers(1, 3))):
+        b = draw(creature_fields(f"b{i + 1}", "B"))
+        b["blocking"] = draw(st.lists(st.sampled_from([a["id"] for a in others]), min_size=1 + (i == 0),
+                                      max_size=2, unique=True))
+        creatures.append(b)
+    board["creatures"] = creatures
+    if effects:
+        draw(effect_fields(board))
+    return board

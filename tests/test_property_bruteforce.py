@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from boards import (banding_boards, boards, lifelink_and_banding_boards, lifelink_blocker_boards, objectives,
-                    shield_boards)
+                    separable_boards, shield_boards)
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
+import optimizer.solver as solver_module
 from optimizer.solver import SolverSettings, solve
 
 LEAF_LIMIT = 3000
@@ -176,3 +179,31 @@ def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
 def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decider):
     """510.4: both steps planned jointly, every other player replying worst-case in both steps."""
     assert_matches_brute_force(board_json, objective, decider)
+
+
+@settings(max_examples=300)
+@given(board_json=st.one_of(separable_boards(), separable_boards(effects=True)), objective=objectives, decider=st.sampled_from(["A", "B"]))
+def test_separable_two_steps_equal_brute_force_and_refinement(board_json, objective, decider):
+    """510.4: where the active side's first-strike damage cannot change the defender's regular step,
+    one model for both sides (``_Game._separable``) gives the game value the refinement gives."""
+    board = load_board(board_json)
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    taken = []
+    original = solver_module._Game._separable
+
+    def spy(game):
+        found = original(game)
+        taken.append(found is not None)
+        return found
+
+    with mock.patch.object(solver_module._Game, "_separable", spy):
+        result = solve(board, player=decider, objective=objective)
+    assume(any(taken))
+    event("separable")
+    with mock.patch.object(solver_module, "SEPARABLE_STEPS", False):
+        refined = solve(board, player=decider, objective=objective)
+    assert result.status == refined.status == "optimal"
+    assert result.objective == refined.objective
+    assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
+    verdict = check(board, result.assignments, result.dealing)
+    assert verdict.legal, verdict.violations
