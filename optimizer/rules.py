@@ -161,6 +161,9 @@ class Outcome:
     destroyed: tuple[ObjectId, ...]
     shields_used: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     """Damage each "prevent the next N" shield (by index in ``board.effects``) prevented (615.7)."""
+    left_game: tuple[ObjectId, ...] = ()
+    """With three or more players: what left the game with a player who lost (800.4a), besides what
+    was destroyed."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -172,6 +175,7 @@ class Outcome:
             "creatures": {c: {"damage": o.damage, "minus_counters": o.minus_counters}
                           for c, o in self.creatures.items()},
             "destroyed": list(self.destroyed),
+            "left_game": list(self.left_game),
         }
 
 
@@ -247,8 +251,14 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...],
         )  # 704.5a, 704.5c, 704.6c
         for p in board.players
     }
+    left: list[ObjectId] = []
+    if len(board.players) >= 3:  # 800.4a; a two-player game simply ends
+        lost = {pid for pid, p in players.items() if p.lost}
+        left = [o.id for o in (*board.combatants, *board.planeswalkers, *board.battles)
+                if o.controller in lost and o.id not in destroyed]
     return Outcome(MappingProxyType(players), MappingProxyType(loyalty), MappingProxyType(defense),
-                   MappingProxyType(creatures), tuple(destroyed), MappingProxyType(dict(dealt.shields_used)))
+                   MappingProxyType(creatures), tuple(destroyed), MappingProxyType(dict(dealt.shields_used)),
+                   tuple(left))
 
 
 def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
@@ -312,8 +322,9 @@ def _combine(board: Board, first: Outcome, second: Outcome) -> Outcome:
         creatures[c.id] = o1 if o2 is None else CreatureOutcome(
             o2.damage, o1.minus_counters + o2.minus_counters, o2.deathtouched, o2.destroyed)
     destroyed = first.destroyed + tuple(d for d in second.destroyed if d not in first.destroyed)
+    left = first.left_game + tuple(o for o in second.left_game if o not in first.left_game)
     return Outcome(MappingProxyType(players), second.planeswalkers, second.battles,
-                   MappingProxyType(creatures), destroyed)
+                   MappingProxyType(creatures), destroyed, left_game=left)
 
 
 def step_choices(choices: Iterable[DealingChoice], step: Step) -> dict[tuple[ObjectId, ObjectId], DealingChoice]:
