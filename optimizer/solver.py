@@ -68,9 +68,10 @@ from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
-MAXMIN_LINEARIZATION = True
+MAXMIN_LINEARIZATION = False
 """Use CP-SAT's linear relaxation (linearization level 1) on max-min models solved without presolve
-(see ``_Game._run``)."""
+(see ``_Game._run``). Off: branching on the objective variable first (``_Game._run_toward``) keeps
+those models fast without it, and it cost about 0.25 ms per small max-min model."""
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
@@ -135,7 +136,7 @@ class SolverSettings:
     workers: int = 1
     seed: int = 0
     presolve: bool = True
-    presolve_from: int = 50
+    presolve_from: int = 200
     presolve_max_scale: int = 2**36
     linearization_level: int = 0
 
@@ -1011,9 +1012,8 @@ class _Game:
     def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False,
              bounded: bool = False) -> cp_model.CpSolver | None:
         """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible).
-        ``bounded``: the objective is a variable bounded by sums (max-min models), where CP-SAT
-        without presolve or its linear relaxation can search for seconds on a model of twenty
-        variables; small models (no presolve) get the relaxation."""
+        ``bounded``: the objective is a variable bounded by sums (max-min models); with
+        :data:`MAXMIN_LINEARIZATION` those solved without presolve get the linear relaxation."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
