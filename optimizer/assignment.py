@@ -59,20 +59,8 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
         extra = set(item) - {"step", "source", "target", "amount"}
         if extra:
             raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
-        for key in ("source", "target", "amount"):
-            if key not in item:
-                raise InvalidAssignmentError(f"{where}.{key}", "field required")
-        step_text = item.get("step", Step.REGULAR.value)
-        try:
-            step = Step(step_text)
-        except ValueError:
-            raise InvalidAssignmentError(f"{where}.step", f"{step_text!r} is not one of "
-                                         f"{[s.value for s in Step]}") from None
-        source, target, amount = item["source"], item["target"], item["amount"]
-        if not isinstance(source, str) or not board.is_creature(source):
-            raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
-        if not isinstance(target, str) or board.get(target) is None:
-            raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+        step, source, target = read_cell(item, where, board, "amount")
+        amount = item["amount"]
         if isinstance(amount, bool) or not isinstance(amount, int):
             raise InvalidAssignmentError(f"{where}.amount", f"expected an integer, got {amount!r}")
         if amount < 0:
@@ -80,6 +68,26 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
         key = (step, source, target)
         totals[key] = totals.get(key, 0) + amount
     return normalize(Assignment(s, src, tgt, n) for (s, src, tgt), n in totals.items())
+
+
+def read_cell(item: dict[str, Any], where: str, board: Board, *required: str) -> tuple[Step, ObjectId, ObjectId]:
+    """The step (default regular), source and target of one entry at ``where``, after checking that
+    ``source``, ``target`` and the ``required`` fields are there; InvalidAssignmentError otherwise."""
+    for key in ("source", "target", *required):
+        if key not in item:
+            raise InvalidAssignmentError(f"{where}.{key}", "field required")
+    step_text = item.get("step", Step.REGULAR.value)
+    try:
+        step = Step(step_text)
+    except ValueError:
+        raise InvalidAssignmentError(f"{where}.step", f"{step_text!r} is not one of "
+                                     f"{[s.value for s in Step]}") from None
+    source, target = item["source"], item["target"]
+    if not isinstance(source, str) or not board.is_creature(source):
+        raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
+    if not isinstance(target, str) or board.get(target) is None:
+        raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+    return step, source, target
 
 
 def normalize(assignments: Iterable[Assignment]) -> tuple[Assignment, ...]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import permutations, product
 from typing import Any, Iterable, Mapping
 
-from .assignment import Assignment, Step
+from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
 from .errors import InvalidAssignmentError
 
@@ -57,19 +57,8 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
         extra = set(item) - {"step", "source", "target", "order", "prevented"}
         if extra:
             raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
-        for key in ("source", "target", "order"):
-            if key not in item:
-                raise InvalidAssignmentError(f"{where}.{key}", "field required")
-        try:
-            step = Step(item.get("step", Step.REGULAR.value))
-        except ValueError:
-            raise InvalidAssignmentError(f"{where}.step", f"{item.get('step')!r} is not one of "
-                                         f"{[s.value for s in Step]}") from None
-        source, target, order = item["source"], item["target"], item["order"]
-        if not isinstance(source, str) or not board.is_creature(source):
-            raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
-        if not isinstance(target, str) or board.get(target) is None:
-            raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+        step, source, target = read_cell(item, where, board, "order")
+        order = item["order"]
         effects = range(len(board.effects))
         if not isinstance(order, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n in effects
                                                   for n in order):
