@@ -110,6 +110,10 @@ SEARCH_LIMIT = 10**16
 listing a single player's options can take longer than any time limit there."""
 
 
+_ENUMERATE = object()
+"""What ``_Game._verify_by_plans`` returns when enumerating the replies is the cheaper way on."""
+
+
 class _Oversized(Exception):
     """A regular step the stepwise search must search itself is past ``EXHAUSTIVE_LIMIT``."""
 
@@ -401,6 +405,8 @@ class _Game:
         """Whether the defender's regular-step division is a reply to the active player's (510.1)
         that decides more than its own part: creatures whose damage both players divide, or its
         lifelink blockers' gain deciding whether it loses (two steps; one step has its own solve)."""
+        self.work = 0.0
+        """CP-SAT's deterministic time spent so far (a measure of work that does not vary by run)."""
         self.plans: list[dict[Cell, int]] = []
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
@@ -724,7 +730,8 @@ class _Game:
         plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
-        few_replies = _count_first_step_options(probe, self.responders) <= ENUMERATED_VERIFICATION
+        reply_count = _count_first_step_options(probe, self.responders)
+        few_replies = reply_count <= ENUMERATED_VERIFICATION
         scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
@@ -742,7 +749,9 @@ class _Game:
             # costs less than a verification model)
             enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
                                      or self.replying or few_replies)
-            found = None if enumerate_replies else self._verify_by_plans(lead)
+            found = None if enumerate_replies else self._verify_by_plans(lead, reply_count)
+            if found is _ENUMERATE:  # the plans converge slowly: solving each reply's second step is less work
+                found, enumerate_replies = None, True
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
             if found is None:
@@ -881,12 +890,16 @@ class _Game:
         value, line, reply, state = worst
         return value, line, reply, [self._responders_second_step(line)], True
 
-    def _verify_by_plans(self, lead: dict[Cell, int]):
+    def _verify_by_plans(self, lead: dict[Cell, int], reply_count: int):
         """The exact value of ``lead`` without enumerating the responders' replies: refinement on the
         master side's second step. A model chooses the responders' first-step reply and second step
         against a growing set of master-side second-step plans (each used where legal, else a
         default): a bound on the value. Solving the second step exactly after that reply either meets
-        the bound (then it is the value) or gives a new plan. None if out of time or rounds."""
+        the bound (then it is the value) or gives a new plan. None if out of time or rounds;
+        :data:`_ENUMERATE` once its rounds took more CP-SAT work (deterministic time) than solving
+        the second step after each of the ``reply_count`` replies not yet solved is likely to take,
+        at the mean work of the second steps it solved (a rent-or-buy rule: at most about twice
+        the work of the better of the two ways)."""
         master_side = [p for p in self.sign if p not in self.responders]
         plans = self.plans[-KEPT_PLANS:]  # legal plays wherever they are legal: the latest earlier ones
         cm = self._model()  # one model, extended by a copy of the second step for each new plan
@@ -903,15 +916,24 @@ class _Game:
         # one objective variable, bounded by an inequality: CP-SAT's presolve substitutes an equality
         # into the objective, whose large weights it then mishandles
         cm.model.add(t >= total) if self.master_sign > 0 else cm.model.add(t <= total)
+        rounds_work = steps_work = 0.0
+        solved = 0
         for _ in range(MAX_ROUNDS):
             if self._expired():
                 return None
+            before = self.work
             solver = self._run_toward(cm, t, maximize=self.master_sign < 0)
+            rounds_work += self.work - before
             if solver is None or solver.response_proto.status != cp_model.OPTIMAL:
                 return None  # out of time: no bound
             bound = int(solver.value(t))
             reply = {k: _value(solver, v) for k, v in free.items()}
+            before = self.work
+            fresh = tuple(sorted({**lead, **reply}.items())) not in self._second_steps
             line, model_value = self._fixed_first_step({**lead, **reply})
+            if fresh:
+                solved += 1
+                steps_work += self.work - before
             value = self._line_value(line) if model_value is None else model_value
             if value == bound:
                 return value, line, reply, [self._responders_second_step(line)], True
@@ -924,6 +946,8 @@ class _Game:
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
             self.plans.append(plan)
+            if solved and reply_count <= MAX_REPLIES and (reply_count - solved) * steps_work / solved <= rounds_work:
+                return _ENUMERATE
             for p in master_side:
                 self._cover(cm, best_plan[p], p, sc.parts[cm.add_policy(sc, p, plan)])
         return None
@@ -1034,6 +1058,7 @@ class _Game:
             self.proven = False
             return None
         self.proven &= status == cp_model.OPTIMAL
+        self.work += solver.response_proto.deterministic_time
         return solver
 
     def _expired(self) -> bool:
