@@ -509,9 +509,11 @@ class _Game:
         responders = set(self.responders)
         regular = probe.sources(Step.REGULAR)
         theirs = {s.id for s in regular if probe.chooser[s.id] in responders}
-        # what their regular step depends on: their sources, what those may damage, and whatever else
-        # damages that (its fate is scored with their part)
+        # what their part depends on: their sources, what those may damage, every creature whose fate
+        # their part scores (an attacker's, with no blocker left to divide, is its defender's), and
+        # whatever else damages those
         fates = {t for s in regular if s.id in theirs for t, _ in probe.targets(s)}
+        fates |= {c.id for c in probe.combatants if probe.damaged_by(c.id) in responders}
         reach = theirs | fates | {s.id for s in regular if any(t in fates for t, _ in probe.targets(s))}
         fs = probe.sources(Step.FIRST_STRIKE)
         leading = [s for s in fs if probe.chooser[s.id] not in responders]

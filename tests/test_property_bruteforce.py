@@ -207,3 +207,23 @@ def test_separable_two_steps_equal_brute_force_and_refinement(board_json, object
     assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
     verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, verdict.violations
+
+
+def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_scores():
+    """702.22j: the attacking player divides the first-strike blocker's damage (``a2`` has banding)
+    among its own attackers, and puts it on ``a1`` (protection from white prevents it, 702.16e); the
+    defender scores the fates of attackers nobody damages in the regular step, so its part is not
+    independent of that first step (a one-model solve would let the defender's side pick it)."""
+    board = load_board({
+        "active_player": "A", "players": [{"id": "A", "life": 20}, {"id": "B", "life": 1}],
+        "creatures": [
+            {"id": "a1", "controller": "A", "power": 0, "toughness": 1, "attacking": "B", "protection_from": ["white"]},
+            {"id": "a2", "controller": "A", "power": 0, "toughness": 1, "attacking": "B", "keywords": ["banding"]},
+            {"id": "a3", "controller": "A", "power": 1, "toughness": 1, "attacking": "B"},
+            {"id": "l", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1", "a2"], "colors": ["white"],
+             "keywords": ["lifelink", "first strike"]},
+            {"id": "k", "controller": "B", "power": 0, "toughness": 1, "blocking": ["a3"], "keywords": ["banding"]},
+            {"id": "z", "controller": "B", "power": 0, "toughness": 1, "blocking": ["a3"]}]})
+    result = solve(board, objective=["survivors"])
+    assert result.objective == {"survivors": 3} == {"survivors": brute_force(board, "A", ["survivors"]).value[0]}
+    assert {(a.source, a.target) for a in result.assignments if a.step.value == "first_strike"} == {("l", "a1")}
