@@ -22,8 +22,8 @@ every other player minimizes them. Three cases:
   step, the symbolic state after it, and the second step; the active player's side chooses both
   steps' damage in it, the second step's as a function of the first's outcome.
 * Two damage steps, two players, where the responders have a single first-step reply and the
-  active side's first-strike damage cannot reach anything their regular step depends on (their
-  sources, what those may damage, nor their loss): each side's regular step then scores its own
+  active side's first-strike damage cannot reach anything their part depends on (their sources,
+  what those may damage, the creatures whose fates it scores, their loss): each side's regular step then scores its own
   part whatever the first step did, and one model optimizes both sides at once, as with one step.
 * Two damage steps with responder choices otherwise: counterexample-guided refinement. The master model
   optimizes the active side's first-step damage against a growing set of responder first-step
@@ -495,8 +495,9 @@ class _Game:
 
     def _separable(self) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
         """Two steps where the responders have one first-step reply and the active side's first-strike
-        damage cannot change their regular step: none of it reaches a creature of theirs that deals
-        regular-step damage, nor makes a player lose (704.5a), and no shield carries it over (615.7).
+        damage cannot change their part: none of it reaches their regular-step sources, what those may
+        damage, a creature whose fate their part scores or whatever else damages one, nor makes a
+        player lose (704.5a), and no shield carries it over (615.7).
         Then each side's regular-step choice scores its own part whatever the first step did, so one
         model optimizes both sides at once (each part its own way, as in a single step): the active
         side's part over both of its steps, the responders' over their regular step. None (refine
