@@ -490,10 +490,11 @@ class _Game:
         if not self.combine:
             raise InvalidRequestError("objective", "the objectives' ranges are too wide to combine for a "
                                       "guaranteed two-step solve on this board; list fewer objectives")
-        separable = self._separable() if SEPARABLE_STEPS else None
-        return separable if separable is not None else self._refine()
+        reply_count = _count_first_step_options(probe, self.responders)
+        separable = self._separable(reply_count) if SEPARABLE_STEPS else None
+        return separable if separable is not None else self._refine(reply_count)
 
-    def _separable(self) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
+    def _separable(self, reply_count: int) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
         """Two steps where the responders have one first-step reply and the active side's first-strike
         damage cannot change their part: none of it reaches their regular-step sources, what those may
         damage, a creature whose fate their part scores or whatever else damages one, nor makes a
@@ -505,7 +506,7 @@ class _Game:
         probe, board = self.probe, self.board
         if (len(board.players) != 2 or self.replying or probe.unstable or probe.any_coupled
                 or probe.coupled_gain is not None or any(e.is_shield for e in board.effects)
-                or _count_first_step_options(probe, self.responders) != 1):
+                or reply_count != 1):
             return None
         responders = set(self.responders)
         regular = probe.sources(Step.REGULAR)
@@ -539,7 +540,7 @@ class _Game:
     def _fixed_first_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int]:
         """The second step on a known state: each player's part optimized its own way (separable).
         Returns the line and the model's value of it (remembered: refinement asks again)."""
-        key = tuple(sorted(first.items()))
+        key = _second_step_key(first)
         if key not in self._second_steps:
             self._second_steps[key] = self._solve_second_step(first)
         return self._second_steps[key]
@@ -725,7 +726,9 @@ class _Game:
         return _line(values), value
 
     # --- refinement ---------------------------------------------------------------------------------
-    def _refine(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+    def _refine(self, reply_count: int) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        """Counterexample-guided refinement (module docstring); ``reply_count``: the responders'
+        distinct first-step replies (``_count_first_step_options``)."""
         order = self.board.turn_order()
         first_responder = min(order.index(p) for p in self.responders)
         leaders = [p for p in order[:first_responder]]
@@ -735,7 +738,6 @@ class _Game:
         plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
-        reply_count = _count_first_step_options(probe, self.responders)
         few_replies = reply_count <= ENUMERATED_VERIFICATION
         scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
@@ -760,7 +762,7 @@ class _Game:
             if found is None and not enumerate_replies:
                 break  # out of time (or rounds): the best verified line so far
             if found is None:
-                if not replies and _count_first_step_options(probe, self.responders) > MAX_REPLIES:
+                if not replies and reply_count > MAX_REPLIES:
                     break  # too many replies to enumerate: the best verified line so far, unproven
                 replies = replies or _first_step_options(probe, self.responders)
                 ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
@@ -933,9 +935,9 @@ class _Game:
                 return None  # out of time: no bound
             bound = int(solver.value(t))
             reply = {k: _value(solver, v) for k, v in free.items()}
-            before = self.work
-            fresh = tuple(sorted({**lead, **reply}.items())) not in self._second_steps
-            line, model_value = self._fixed_first_step({**lead, **reply})
+            before, state = self.work, {**lead, **reply}
+            fresh = _second_step_key(state) not in self._second_steps
+            line, model_value = self._fixed_first_step(state)
             if fresh:
                 solved += 1
                 steps_work += self.work - before
@@ -951,7 +953,8 @@ class _Game:
                 raise SolverError("internal error: a second-step plan does not tighten the bound")
             plans.append(plan)
             self.plans.append(plan)
-            if solved and reply_count <= MAX_REPLIES and (reply_count - solved) * steps_work / solved <= rounds_work:
+            left = reply_count - solved  # replies whose second step is not solved yet
+            if solved and reply_count <= MAX_REPLIES and left * steps_work / solved <= rounds_work:
                 return _ENUMERATE
             for p in master_side:
                 self._cover(cm, best_plan[p], p, sc.parts[cm.add_policy(sc, p, plan)])
@@ -1087,6 +1090,11 @@ class _MasterModel:
     plan_cells: list[list[dict[Any, Expr]]] = field(default_factory=list)
     best: list[list[dict[ObjectId, Expr]]] = field(default_factory=list)
     policies: int = 0
+
+
+def _second_step_key(first: Mapping[Cell, int]) -> tuple:
+    """The key ``_Game._fixed_first_step`` remembers a second step by: its first step's damage."""
+    return tuple(sorted(first.items()))
 
 
 def _value(solver: cp_model.CpSolver, v: Expr) -> int:
