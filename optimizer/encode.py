@@ -191,6 +191,13 @@ class CombatModel:
         self._domains: dict[int, tuple[int, int]] = {}
         """Domain of each variable made by :meth:`_int` and :meth:`_bool`, by index."""
         self.combatants = [c for c in board.creatures if c.attacking is not None or c.blocking]
+        self.deathtouch = frozenset(c.id for c in self.combatants if Keyword.DEATHTOUCH in c.keywords)
+        """Sources whose damage is lethal in any amount (702.2c)."""
+        self.counter_sources = frozenset(c.id for c in self.combatants if _counters(c))
+        """Sources whose damage to creatures becomes -1/-1 counters (120.3d)."""
+        self.infect = frozenset(c.id for c in self.combatants if Keyword.INFECT in c.keywords)
+        """Sources whose damage to players becomes poison counters (120.3b)."""
+        self.non_infect = frozenset(c.id for c in self.combatants) - self.infect
         self.two_steps = not board.first_strike_step_done and any(first_striker(c) for c in self.combatants)
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
@@ -1209,7 +1216,7 @@ class CombatModel:
 
 def _at_least(cm: CombatModel, expr: Expr, bound: int) -> Expr:
     """An indicator equal to ``expr >= bound``."""
-    if _is_const(expr):
+    if isinstance(expr, int):
         return int(expr >= bound)
     known = cm.bounds(expr)
     if known is not None and (known[0] >= bound or known[1] < bound):
@@ -1240,9 +1247,13 @@ def _or(cm: CombatModel, items: list[Expr]) -> Expr:
 
 def _fold(cm: CombatModel, items: list[Expr], absorbing: int) -> Expr:
     """AND (``absorbing`` 0: the minimum) or OR (1: the maximum) of indicators, folding constants."""
-    if any(_is_const(i) and i == absorbing for i in items):
-        return absorbing
-    live = [i for i in items if not _is_const(i)]
+    live = []
+    for i in items:
+        if isinstance(i, int):
+            if i == absorbing:
+                return absorbing
+        else:
+            live.append(i)
     if not live:
         return 1 - absorbing
     if len(live) == 1:
@@ -1262,16 +1273,20 @@ class _Indexed(dict):
             self.to.setdefault(t, []).append((s, v))
 
 
-def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only=None) -> Expr:
+def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[ObjectId] | None = None) -> Expr:
+    """The damage in ``cells`` to ``target`` (only from the sources in ``only``, if given)."""
     if isinstance(cells, _Indexed):
         pairs = cells.to.get(target, ())
-        return sum((v for s, v in pairs if only is None or only(s)), 0)
-    return sum((v for (s, t), v in cells.items() if t == target and (only is None or only(s))), 0)
+    else:
+        pairs = [(s, v) for (s, t), v in cells.items() if t == target]
+    if only is None:
+        return sum((v for _, v in pairs), 0)
+    return sum((v for s, v in pairs if s in only), 0)
 
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
     """Whether a deathtouch source assigns ``target`` any damage in ``cells`` (702.2c)."""
-    dt = _sum_to(cells, target, lambda s: Keyword.DEATHTOUCH in cm.board.creature(s).keywords)
+    dt = _sum_to(cells, target, cm.deathtouch)
     return _at_least(cm, dt, 1)
 
 
@@ -1296,7 +1311,7 @@ class _State:
                 self.shields_left[i] = self.shields_left.get(i, rule.shield) - cm.shield_used((s, t), x, first[(s, t)])
         self.incoming: dict[ObjectId, Expr] = {c.id: _sum_to(first, c.id) for c in cm.combatants}
         self.counters: dict[ObjectId, Expr] = {
-            c.id: _sum_to(first, c.id, lambda s: _counters(b.creature(s))) for c in cm.combatants}
+            c.id: _sum_to(first, c.id, cm.counter_sources) for c in cm.combatants}
         self.deathtouched: dict[ObjectId, Expr] = {c.id: _dt(cm, first, c.id) for c in cm.combatants}
         self.dead: dict[ObjectId, Expr] = {c.id: self._death(c, self.incoming[c.id], self.counters[c.id],
                                                              self.deathtouched[c.id]) for c in cm.combatants}
@@ -1364,12 +1379,12 @@ class _State:
         """Whether ``c`` is gone after the second step dealt ``cells`` (damage dealt)."""
         cm = self.cm
         incoming = self.incoming[c.id] + _sum_to(cells, c.id)
-        counters = self.counters[c.id] + _sum_to(cells, c.id, lambda s: _counters(cm.board.creature(s)))
+        counters = self.counters[c.id] + _sum_to(cells, c.id, cm.counter_sources)
         return self._death(c, incoming, counters, _or(cm, [self.deathtouched[c.id], _dt(cm, cells, c.id)]))
 
     def _to_player(self, q: ObjectId, cells: Mapping[Cell, Expr], infect: bool) -> Expr:
-        creature = self.cm.board.creature
-        pick = lambda s: (Keyword.INFECT in creature(s).keywords) == infect  # noqa: E731
+        cm = self.cm
+        pick = cm.infect if infect else cm.non_infect
         return _sum_to(self.first, q, pick) + _sum_to(cells, q, pick)
 
     def player_loss(self, q: ObjectId, cells: Mapping[Cell, Expr]) -> Expr:
@@ -1444,8 +1459,8 @@ class _State:
                    _at_least(cm, poison, 10 - p.poison)]
         for s in cm.combatants:
             if s.commander:
-                dealt = (_sum_to(self.first, q, lambda src, me=s.id: src == me)
-                         + _sum_to(cells, q, lambda src, me=s.id: src == me))
+                me = frozenset((s.id,))
+                dealt = _sum_to(self.first, q, me) + _sum_to(cells, q, me)
                 reasons.append(_at_least(cm, dealt, 21 - p.commander_damage.get(s.id, 0)))
         return _or(cm, reasons)
 
