@@ -225,6 +225,8 @@ class Board:
     _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
     combatants: tuple[Creature, ...] = field(init=False, repr=False, compare=False)
     """The creatures in combat (attacking or blocking), in board order."""
+    first_striker_in_combat: bool = field(init=False, repr=False, compare=False)
+    """Whether a creature in combat has first strike or double strike (510.4)."""
 
     def __post_init__(self) -> None:
         index: dict[ObjectId, Any] = {}
@@ -235,6 +237,8 @@ class Board:
             for attacker in c.blocking:
                 blockers.setdefault(attacker, []).append(c.id)
         object.__setattr__(self, "combatants", tuple(c for c in self.creatures if c.in_combat))
+        object.__setattr__(self, "first_striker_in_combat", any(
+            Keyword.FIRST_STRIKE in c.keywords or Keyword.DOUBLE_STRIKE in c.keywords for c in self.combatants))
         object.__setattr__(self, "_index", MappingProxyType(index))
         object.__setattr__(
             self, "_blockers", MappingProxyType({k: tuple(v) for k, v in blockers.items()})

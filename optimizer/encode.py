@@ -307,6 +307,7 @@ class CombatModel:
         view = self.view(gone)
         self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
         self.coupled_fates = view.coupled
+        self._damaged_by: dict[ObjectId, ObjectId] = {}
         self._sources = dict(view.sources)
         if gone:  # the first-strike step is always as combat begins
             self._sources[Step.FIRST_STRIKE] = self.view(frozenset()).sources[Step.FIRST_STRIKE]
@@ -375,6 +376,12 @@ class CombatModel:
     def damaged_by(self, object_id: ObjectId) -> ObjectId:
         """The player whose choices decide ``object_id``'s fate: who divides the damage dealt to it
         (attackers: normally their defending player; see :attr:`coupled_fates` for both players)."""
+        found = self._damaged_by.get(object_id)
+        if found is None:
+            found = self._damaged_by[object_id] = self._find_damaged_by(object_id)
+        return found
+
+    def _find_damaged_by(self, object_id: ObjectId) -> ObjectId:
         if object_id in self.coupled_fates:
             return self.responder()
         deciders = self._fate_deciders.get(object_id, set())
@@ -1276,12 +1283,15 @@ class _Indexed(dict):
 def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[ObjectId] | None = None) -> Expr:
     """The damage in ``cells`` to ``target`` (only from the sources in ``only``, if given)."""
     if isinstance(cells, _Indexed):
-        pairs = cells.to.get(target, ())
+        pairs = cells.to.get(target)
+        if not pairs:
+            return 0
     else:
         pairs = [(s, v) for (s, t), v in cells.items() if t == target]
-    if only is None:
-        return sum((v for _, v in pairs), 0)
-    return sum((v for s, v in pairs if s in only), 0)
+    values = [v for _, v in pairs] if only is None else [v for s, v in pairs if s in only]
+    if len(values) == 1:
+        return values[0]
+    return sum(values, 0)
 
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:

@@ -40,7 +40,7 @@ def has_first_strike(creature: Creature) -> bool:
 
 def damage_steps(board: Board) -> tuple[Step, ...]:
     """510.4: two combat damage steps if a creature in combat has first strike or double strike."""
-    if not board.first_strike_step_done and any(has_first_strike(c) for c in board.combatants):
+    if not board.first_strike_step_done and board.first_striker_in_combat:
         return (Step.FIRST_STRIKE, Step.REGULAR)
     return (Step.REGULAR,)
 
@@ -51,7 +51,7 @@ def assigns_in(board: Board, creature: Creature, step: Step) -> bool:
         return has_first_strike(creature)
     if board.first_strike_step_done:
         return creature.has(Keyword.DOUBLE_STRIKE) or not creature.has(Keyword.FIRST_STRIKE)
-    return Step.FIRST_STRIKE not in damage_steps(board)
+    return not board.first_striker_in_combat
 
 
 def is_present(board: Board, object_id: ObjectId) -> bool:
