@@ -70,10 +70,6 @@ from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
-MAXMIN_LINEARIZATION = False
-"""Use CP-SAT's linear relaxation (linearization level 1) on max-min models solved without presolve
-(see ``_Game._run``). Off: branching on the objective variable first (``_Game._run_toward``) keeps
-those models fast without it, and it cost about 0.25 ms per small max-min model."""
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""
 MAX_ROUNDS = 200
@@ -139,7 +135,10 @@ class SolverSettings:
     solved again without presolve).
 
     Symmetry detection, probing and SAT inprocessing are off: on the benchmark boards' models they
-    cost about a third of each solve's time and found nothing the search did not.
+    cost about a third of each solve's time and found nothing the search did not. Max-min models (the
+    refinement's, one variable bounded by sums) of at least ``maxmin_linearization_from`` variables
+    get the linear relaxation (level 1): a 486-variable one took 6.4 s without it and 0.015 s with it;
+    on small ones it costs more than it saves.
     """
 
     workers: int = 1
@@ -148,6 +147,7 @@ class SolverSettings:
     presolve_from: int = 200
     presolve_max_scale: int = 2**36
     linearization_level: int = 0
+    maxmin_linearization_from: int = 200
     symmetry_level: int = 0
     probing_level: int = 0
     sat_inprocessing: bool = False
@@ -1058,12 +1058,12 @@ class _Game:
     def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False,
              bounded: bool = False) -> cp_model.CpSolver | None:
         """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible).
-        ``bounded``: the objective is a variable bounded by sums (max-min models); with
-        :data:`MAXMIN_LINEARIZATION` those solved without presolve get the linear relaxation."""
+        ``bounded``: the objective is a variable bounded by sums (max-min models), which get the
+        linear relaxation from ``maxmin_linearization_from`` variables."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
-        if bounded and MAXMIN_LINEARIZATION and not solver.parameters.cp_model_presolve:
+        if bounded and len(model.proto.variables) >= self.settings.maxmin_linearization_from:
             solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:

@@ -99,13 +99,14 @@ def test_stepwise_search_equals_brute_force(board_json, objective, decider):
 @given(board_json=st.one_of(boards(), boards(strikes=True), boards(strikes=True, pressure=True),
                             boards(strikes=True, effects=True), shield_boards()),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
-def test_presolve_on_every_model_gives_the_brute_force_optimum(board_json, objective, decider):
-    """CP-SAT's presolve (on for models of 50 variables or more with moderate objective weights) does
-    not change the answer: here it runs on every model, small ones included."""
+def test_presolve_and_relaxation_on_every_model_give_the_brute_force_optimum(board_json, objective, decider):
+    """CP-SAT's presolve (on for models of 200 variables or more with moderate objective weights) and
+    the max-min models' linear relaxation (from 200 variables) do not change the answer: here they run
+    on every model, small ones included."""
     board = load_board(board_json)
     assume(board.is_player(decider))
     assume(count_leaves(board) <= LEAF_LIMIT)
-    result = solve(board, player=decider, objective=objective, settings=SolverSettings(presolve_from=0))
+    result = solve(board, player=decider, objective=objective, settings=SolverSettings(presolve_from=0, maxmin_linearization_from=0))
     assert tuple(result.objective[name] for name in objective) == brute_force(board, decider, objective).value
     assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
 
