@@ -54,7 +54,7 @@ def test_same_input_same_output(data):
 @pytest.mark.parametrize("settings", [SolverSettings(presolve=True), SolverSettings(presolve=False),
                                       SolverSettings(linearization_level=2), SolverSettings(seed=7),
                                       SolverSettings(symmetry_level=2, probing_level=2, sat_inprocessing=True),
-                                      SolverSettings(maxmin_linearization_from=0)])
+                                      SolverSettings(maxmin_linearization_from=0), SolverSettings(presolve_iterations=3)])
 @pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
 def test_parameters_change_speed_not_the_optimum(data, settings):
     board = load_board(data)
