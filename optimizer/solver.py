@@ -25,6 +25,9 @@ every other player minimizes them. Three cases:
   active side's first-strike damage cannot reach anything their part depends on (their sources,
   what those may damage, the creatures whose fates it scores, their loss): each side's regular step then scores its own
   part whatever the first step did, and one model optimizes both sides at once, as with one step.
+* Two damage steps with responder choices otherwise, where the active side has no first-step choice
+  (each of its first strikers has one recipient): that first step's exact value, found as the
+  refinement below verifies a master's first step, is the game value; no master model is needed.
 * Two damage steps with responder choices otherwise: counterexample-guided refinement. The master model
   optimizes the active side's first-step damage against a growing set of responder first-step
   replies (one copy of the second step per reply) and of responder second-step replies (each a
@@ -88,6 +91,9 @@ one reply that model has only the second step to choose, which solving it does e
 SEPARABLE_STEPS = True
 """Whether two-step boards whose responders' regular step the active side's first step cannot change
 are solved in one model (``_Game._separable``) instead of by refinement."""
+FORCED_LEAD = True
+"""Whether refinement boards where the active side has no first-step choice are solved by verifying
+that one first step (``_Game._forced_lead``) instead of with master models."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -752,6 +758,13 @@ class _Game:
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
         few_replies = reply_count <= ENUMERATED_VERIFICATION
+        leading = [s for s in probe.sources(Step.FIRST_STRIKE) if probe.chooser[s.id] in leaders]
+        if (FORCED_LEAD and not followers and self.case is None
+                and all(len(probe.targets(s)) == 1 and not probe.two_modes(s) for s in leading)):
+            forced = self._forced_lead({(s.id, probe.targets(s)[0][0]): amount_of(s) for s in leading},
+                                       reply_count)
+            if forced is not None:
+                return forced
         scenarios: list[dict[Cell, int]] = [plain]
         policies: list[dict[Cell, int]] = []
         best: tuple[int, tuple[Assignment, ...]] | None = None
@@ -812,6 +825,26 @@ class _Game:
             value, line, _, _, _ = self._verify(lead, [plain], follower_options[:1])
             best = (value, line)
         return best[1], best[0], False
+
+    def _forced_lead(self, lead: dict[Cell, int], reply_count: int
+                     ) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
+        """The active side has no first-step choice (each of its first-strike creatures has one
+        recipient, 510.1a): its first step is ``lead``, and the game's value is that first step's
+        exact value, found as the refinement verifies one, with no master model. None if that ran out
+        of time (the refinement then returns its fallback)."""
+        probe = self.probe
+        enumerate_replies = bool((probe.unstable and not probe.active_decides_unstable()) or self.replying
+                                 or reply_count <= ENUMERATED_VERIFICATION)
+        found = None if enumerate_replies else self._verify_by_plans(lead, reply_count)
+        if found is _ENUMERATE:
+            found, enumerate_replies = None, True
+        if found is None and enumerate_replies and reply_count <= MAX_REPLIES:
+            found = self._verify(lead, _first_step_options(probe, self.responders), [{}])
+        if found is None:
+            return None
+        value, line, _, _, complete = found
+        assert complete, "a verification without a cutoff is complete"
+        return line, value, self.proven  # unproven if a solve stopped early or time ran out
 
     def _master(self, m: "_MasterModel | None", leaders: list[ObjectId], followers: list[ObjectId],
                 scenarios: list[dict[Cell, int]], policies: list[dict[Cell, int]]):

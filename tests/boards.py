@@ -337,3 +337,42 @@ def separable_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
     if effects:
         draw(effect_fields(board))
     return board
+
+
+@st.composite
+def forced_lead_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
+    """Two players and two damage steps where the active player's first strikers have one recipient
+    each (unblocked, or blocked by one creature, without trample) and the defender divides damage:
+    its first blocker blocks two attackers, and first-strike blockers give it first-step choices."""
+    players = [{"id": "A", "life": draw(st.integers(1, 20))},
+               {"id": "B", "life": draw(st.integers(1, 12)), "poison": draw(st.integers(0, 9))}]
+    targets = ["B"]
+    board: dict[str, Any] = {"active_player": "A", "players": players}
+    if draw(st.booleans()):
+        board["planeswalkers"] = [{"id": "pw", "controller": "B", "loyalty": draw(st.integers(1, 5))}]
+        targets.append("pw")
+    attackers = []
+    for i in range(draw(st.integers(2, 3))):
+        a = draw(creature_fields(f"a{i + 1}", "A", strikes=True))
+        keywords = [k for k in a.get("keywords", []) if "rample" not in k]
+        if i == 0 and not any("strike" in k for k in keywords):
+            keywords.append(draw(st.sampled_from(["first strike", "double strike"])))
+        a["keywords"] = keywords
+        a.pop("may_assign_as_though_unblocked", None)
+        a["attacking"] = draw(st.sampled_from(targets))
+        attackers.append(a)
+    striking = {a["id"] for a in attackers if any("strike" in k for k in a["keywords"])}
+    blocked: set[str] = set()
+    creatures = list(attackers)
+    for i in range(draw(st.integers(1, 3))):
+        b = draw(creature_fields(f"b{i + 1}", "B", strikes=True))
+        free = [a["id"] for a in attackers if a["id"] not in striking or a["id"] not in blocked]
+        if len(free) < 1 + (i == 0):
+            break
+        b["blocking"] = draw(st.lists(st.sampled_from(free), min_size=1 + (i == 0), max_size=2, unique=True))
+        blocked.update(b["blocking"])
+        creatures.append(b)
+    board["creatures"] = creatures
+    if effects:
+        draw(effect_fields(board))
+    return board

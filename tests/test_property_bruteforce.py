@@ -7,8 +7,8 @@ from unittest import mock
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import (banding_boards, boards, lifelink_and_banding_boards, lifelink_blocker_boards, objectives,
-                    separable_boards, shield_boards)
+from boards import (banding_boards, boards, forced_lead_boards, lifelink_and_banding_boards,
+                    lifelink_blocker_boards, objectives, separable_boards, shield_boards)
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
 import optimizer.solver as solver_module
@@ -202,6 +202,37 @@ def test_separable_two_steps_equal_brute_force_and_refinement(board_json, object
     assume(any(taken))
     event("separable")
     with mock.patch.object(solver_module, "SEPARABLE_STEPS", False):
+        refined = solve(board, player=decider, objective=objective)
+    assert result.status == refined.status == "optimal"
+    assert result.objective == refined.objective
+    assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
+    verdict = check(board, result.assignments, result.dealing)
+    assert verdict.legal, verdict.violations
+
+
+@settings(max_examples=200)
+@given(board_json=st.one_of(forced_lead_boards(), forced_lead_boards(effects=True), banding_boards()),
+       objective=objectives, decider=st.sampled_from(["A", "B"]))
+def test_forced_first_step_equals_brute_force_and_refinement(board_json, objective, decider):
+    """510.4: where the active side's first strikers each have one recipient (510.1a) and the other
+    side has choices, verifying that one first step (``_Game._forced_lead``) gives the game value
+    that refinement with master models gives."""
+    board = load_board(board_json)
+    assume(board.is_player(decider))
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    taken = []
+    original = solver_module._Game._forced_lead
+
+    def spy(game, *args):
+        found = original(game, *args)
+        taken.append(found is not None)
+        return found
+
+    with mock.patch.object(solver_module._Game, "_forced_lead", spy):
+        result = solve(board, player=decider, objective=objective)
+    assume(any(taken))
+    event("forced first step")
+    with mock.patch.object(solver_module, "FORCED_LEAD", False):
         refined = solve(board, player=decider, objective=objective)
     assert result.status == refined.status == "optimal"
     assert result.objective == refined.objective
