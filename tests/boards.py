@@ -300,10 +300,9 @@ def lifelink_and_banding_boards(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
-def separable_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
-    """Two players and two damage steps where the active player's first-strike damage mostly cannot
-    change the defender's regular step: first strikers unblocked or blocked by first-strike-only
-    blockers of their own, and a second group of attackers, the first of whose blockers blocks two."""
+def two_players(draw: Any) -> tuple[dict[str, Any], list[str]]:
+    """A board of players ``A`` (active) and ``B``, sometimes with a planeswalker of B's, and what
+    A's creatures may attack."""
     players = [{"id": "A", "life": draw(st.integers(1, 20))},
                {"id": "B", "life": draw(st.integers(1, 12)), "poison": draw(st.integers(0, 9))}]
     targets = ["B"]
@@ -311,6 +310,15 @@ def separable_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
     if draw(st.booleans()):
         board["planeswalkers"] = [{"id": "pw", "controller": "B", "loyalty": draw(st.integers(1, 5))}]
         targets.append("pw")
+    return board, targets
+
+
+@st.composite
+def separable_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
+    """Two players and two damage steps where the active player's first-strike damage mostly cannot
+    change the defender's regular step: first strikers unblocked or blocked by first-strike-only
+    blockers of their own, and a second group of attackers, the first of whose blockers blocks two."""
+    board, targets = draw(two_players())
     creatures: list[dict[str, Any]] = []
     for i in range(draw(st.integers(1, 2))):  # first strikers, each with its own first-strike blockers
         a = draw(creature_fields(f"f{i + 1}", "A"))
@@ -344,13 +352,7 @@ def forced_lead_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
     """Two players and two damage steps where the active player's first strikers have one recipient
     each (unblocked, or blocked by one creature, without trample) and the defender divides damage:
     its first blocker blocks two attackers, and first-strike blockers give it first-step choices."""
-    players = [{"id": "A", "life": draw(st.integers(1, 20))},
-               {"id": "B", "life": draw(st.integers(1, 12)), "poison": draw(st.integers(0, 9))}]
-    targets = ["B"]
-    board: dict[str, Any] = {"active_player": "A", "players": players}
-    if draw(st.booleans()):
-        board["planeswalkers"] = [{"id": "pw", "controller": "B", "loyalty": draw(st.integers(1, 5))}]
-        targets.append("pw")
+    board, targets = draw(two_players())
     attackers = []
     for i in range(draw(st.integers(2, 3))):
         a = draw(creature_fields(f"a{i + 1}", "A", strikes=True))

@@ -182,32 +182,40 @@ def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decide
     assert_matches_brute_force(board_json, objective, decider)
 
 
-@settings(max_examples=300)
-@given(board_json=st.one_of(separable_boards(), separable_boards(effects=True)), objective=objectives, decider=st.sampled_from(["A", "B"]))
-def test_separable_two_steps_equal_brute_force_and_refinement(board_json, objective, decider):
-    """510.4: where the active side's first-strike damage cannot change the defender's regular step,
-    one model for both sides (``_Game._separable``) gives the game value the refinement gives."""
+def assert_shortcut_matches_refinement(board_json, objective, decider, method: str, switch: str) -> None:
+    """Where the solver's shortcut ``_Game.<method>`` answers (checked with a spy), its answer equals
+    the refinement's (the module switch ``switch`` off) and brute force, and its line is legal."""
     board = load_board(board_json)
+    assume(board.is_player(decider))
     assume(count_leaves(board) <= LEAF_LIMIT)
     taken = []
-    original = solver_module._Game._separable
+    original = getattr(solver_module._Game, method)
 
     def spy(game, *args):
         found = original(game, *args)
         taken.append(found is not None)
         return found
 
-    with mock.patch.object(solver_module._Game, "_separable", spy):
+    with mock.patch.object(solver_module._Game, method, spy):
         result = solve(board, player=decider, objective=objective)
     assume(any(taken))
-    event("separable")
-    with mock.patch.object(solver_module, "SEPARABLE_STEPS", False):
+    event(method)
+    with mock.patch.object(solver_module, switch, False):
         refined = solve(board, player=decider, objective=objective)
     assert result.status == refined.status == "optimal"
     assert result.objective == refined.objective
     assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
     verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, verdict.violations
+
+
+@settings(max_examples=300)
+@given(board_json=st.one_of(separable_boards(), separable_boards(effects=True)), objective=objectives,
+       decider=st.sampled_from(["A", "B"]))
+def test_separable_two_steps_equal_brute_force_and_refinement(board_json, objective, decider):
+    """510.4: where the active side's first-strike damage cannot change the defender's regular step,
+    one model for both sides (``_Game._separable``) gives the game value the refinement gives."""
+    assert_shortcut_matches_refinement(board_json, objective, decider, "_separable", "SEPARABLE_STEPS")
 
 
 @settings(max_examples=200)
@@ -217,28 +225,7 @@ def test_forced_first_step_equals_brute_force_and_refinement(board_json, objecti
     """510.4: where the active side's first strikers each have one recipient (510.1a) and the other
     side has choices, verifying that one first step (``_Game._forced_lead``) gives the game value
     that refinement with master models gives."""
-    board = load_board(board_json)
-    assume(board.is_player(decider))
-    assume(count_leaves(board) <= LEAF_LIMIT)
-    taken = []
-    original = solver_module._Game._forced_lead
-
-    def spy(game, *args):
-        found = original(game, *args)
-        taken.append(found is not None)
-        return found
-
-    with mock.patch.object(solver_module._Game, "_forced_lead", spy):
-        result = solve(board, player=decider, objective=objective)
-    assume(any(taken))
-    event("forced first step")
-    with mock.patch.object(solver_module, "FORCED_LEAD", False):
-        refined = solve(board, player=decider, objective=objective)
-    assert result.status == refined.status == "optimal"
-    assert result.objective == refined.objective
-    assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
-    verdict = check(board, result.assignments, result.dealing)
-    assert verdict.legal, verdict.violations
+    assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_lead", "FORCED_LEAD")
 
 
 def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_scores():
