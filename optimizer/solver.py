@@ -757,12 +757,11 @@ class _Game:
         plain = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in probe.sources(Step.FIRST_STRIKE)
                  if probe.chooser[s.id] in self.responders}  # each blocker all on its first attacker
         follower_options = _first_step_options(probe, followers)
-        few_replies = reply_count <= ENUMERATED_VERIFICATION
         leading = [s for s in probe.sources(Step.FIRST_STRIKE) if probe.chooser[s.id] in leaders]
         if (FORCED_LEAD and not followers and self.case is None
                 and all(len(probe.targets(s)) == 1 and not probe.two_modes(s) for s in leading)):
-            forced = self._forced_lead({(s.id, probe.targets(s)[0][0]): amount_of(s) for s in leading},
-                                       reply_count)
+            lead = {(s.id, probe.targets(s)[0][0]): amount_of(s) for s in leading}
+            forced = self._forced_lead(lead, reply_count, follower_options, replies)
             if forced is not None:
                 return forced
         scenarios: list[dict[Cell, int]] = [plain]
@@ -776,23 +775,10 @@ class _Game:
             if master is None:
                 break
             bound, lead, follow, plans, model, exact = master
-            # else a model picks the reply (not when the reply decides who divides in the regular step)
-            # (nor when the regular step is itself a reply to the active player's division, 510.1)
-            # (nor when the responders have so few replies that solving the second step after each
-            # costs less than a verification model)
-            enumerate_replies = bool(followers or (probe.unstable and not probe.active_decides_unstable())
-                                     or self.replying or few_replies)
-            found = None if enumerate_replies else self._verify_by_plans(lead, reply_count)
-            if found is _ENUMERATE:  # the plans converge slowly: solving each reply's second step is less work
-                found, enumerate_replies = None, True
-            if found is None and not enumerate_replies:
-                break  # out of time (or rounds): the best verified line so far
+            found = self._verify_lead(lead, reply_count, follower_options, replies, scenarios, bound,
+                                      enumerate_replies=bool(followers))
             if found is None:
-                if not replies and reply_count > MAX_REPLIES:
-                    break  # too many replies to enumerate: the best verified line so far, unproven
-                replies = replies or _first_step_options(probe, self.responders)
-                ordered = scenarios + [r for r in replies if r not in scenarios]  # likely worst first
-                found = self._verify(lead, ordered, follower_options, bound)
+                break  # out of time, or too many replies to enumerate: the best verified line so far
             value, line, worst, second_steps, complete = found
             if complete and (best is None or self.master_sign * value > self.master_sign * best[0]):
                 best = (value, line)
@@ -826,25 +812,45 @@ class _Game:
             best = (value, line)
         return best[1], best[0], False
 
-    def _forced_lead(self, lead: dict[Cell, int], reply_count: int
-                     ) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
+    def _forced_lead(self, lead: dict[Cell, int], reply_count: int, follower_options: list[dict[Cell, int]],
+                     replies: list[dict[Cell, int]]) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
         """The active side has no first-step choice (each of its first-strike creatures has one
         recipient, 510.1a): its first step is ``lead``, and the game's value is that first step's
         exact value, found as the refinement verifies one, with no master model. None if that ran out
-        of time (the refinement then returns its fallback)."""
-        probe = self.probe
-        enumerate_replies = bool((probe.unstable and not probe.active_decides_unstable()) or self.replying
-                                 or reply_count <= ENUMERATED_VERIFICATION)
-        found = None if enumerate_replies else self._verify_by_plans(lead, reply_count)
-        if found is _ENUMERATE:
-            found, enumerate_replies = None, True
-        if found is None and enumerate_replies and reply_count <= MAX_REPLIES:
-            found = self._verify(lead, _first_step_options(probe, self.responders), [{}])
+        of time or had too many replies to enumerate (the refinement then returns its fallback)."""
+        found = self._verify_lead(lead, reply_count, follower_options, replies)
         if found is None:
             return None
         value, line, _, _, complete = found
         assert complete, "a verification without a cutoff is complete"
         return line, value, self.proven  # unproven if a solve stopped early or time ran out
+
+    def _verify_lead(self, lead: dict[Cell, int], reply_count: int, follower_options: list[dict[Cell, int]],
+                     replies: list[dict[Cell, int]], likely_worst: Sequence[dict[Cell, int]] = (),
+                     cutoff: int | None = None, enumerate_replies: bool = False):
+        """The exact value of the active side's first step ``lead`` (see :meth:`_verify`; with
+        ``cutoff``, a counterexample once a reply is worse): with a verification model, or by
+        enumerating the responders' replies, ``likely_worst`` first, into ``replies`` (filled once,
+        on first need). They are enumerated when ``enumerate_replies`` says so (players on the
+        active side after the responders), when a reply decides who divides in the regular step
+        (702.22j), when the regular step is itself a reply to the active player's division (510.1),
+        when there are so few replies that solving the second step after each costs less than a
+        verification model, and once the verification model's rounds cost more than that
+        (:data:`_ENUMERATE`). None if out of time, or with more than :data:`MAX_REPLIES` to enumerate."""
+        probe = self.probe
+        enumerate_replies = bool(enumerate_replies or (probe.unstable and not probe.active_decides_unstable())
+                                 or self.replying or reply_count <= ENUMERATED_VERIFICATION)
+        found = None if enumerate_replies else self._verify_by_plans(lead, reply_count)
+        if found is _ENUMERATE:  # the plans converge slowly: solving each reply's second step is less work
+            found, enumerate_replies = None, True
+        if found is not None or not enumerate_replies:
+            return found
+        if not replies and reply_count > MAX_REPLIES:
+            return None
+        if not replies:
+            replies.extend(_first_step_options(probe, self.responders))
+        ordered = list(likely_worst) + [r for r in replies if r not in likely_worst]
+        return self._verify(lead, ordered, follower_options, cutoff)
 
     def _master(self, m: "_MasterModel | None", leaders: list[ObjectId], followers: list[ObjectId],
                 scenarios: list[dict[Cell, int]], policies: list[dict[Cell, int]]):
