@@ -207,6 +207,11 @@ class Effect:
         return out
 
 
+def has_first_strike(creature: Creature) -> bool:
+    """702.7b, 702.4b: first strike or double strike."""
+    return creature.has(Keyword.FIRST_STRIKE) or creature.has(Keyword.DOUBLE_STRIKE)
+
+
 @dataclass(frozen=True)
 class Board:
     """A combat at the moment combat damage is assigned (510.1)."""
@@ -237,8 +242,7 @@ class Board:
             for attacker in c.blocking:
                 blockers.setdefault(attacker, []).append(c.id)
         object.__setattr__(self, "combatants", tuple(c for c in self.creatures if c.in_combat))
-        object.__setattr__(self, "first_striker_in_combat", any(
-            Keyword.FIRST_STRIKE in c.keywords or Keyword.DOUBLE_STRIKE in c.keywords for c in self.combatants))
+        object.__setattr__(self, "first_striker_in_combat", any(has_first_strike(c) for c in self.combatants))
         object.__setattr__(self, "_index", MappingProxyType(index))
         object.__setattr__(
             self, "_blockers", MappingProxyType({k: tuple(v) for k, v in blockers.items()})

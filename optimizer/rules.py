@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from dataclasses import replace
 
 from .assignment import Assignment, Step
-from .board import Battle, Board, Creature, Keyword, ObjectId, Player
+from .board import Battle, Board, Creature, Keyword, ObjectId, Player, has_first_strike
 from .dealing import DealingChoice, banding_chooser, deal
 
 
@@ -32,10 +32,6 @@ class Route(str, Enum):
 def tramples(creature: Creature) -> bool:
     """702.19: trample over planeswalkers is a form of trample."""
     return creature.has(Keyword.TRAMPLE) or creature.has(Keyword.TRAMPLE_OVER_PLANESWALKERS)
-
-
-def has_first_strike(creature: Creature) -> bool:
-    return creature.has(Keyword.FIRST_STRIKE) or creature.has(Keyword.DOUBLE_STRIKE)
 
 
 def damage_steps(board: Board) -> tuple[Step, ...]:
