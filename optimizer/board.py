@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -47,6 +48,7 @@ PROTECTION_QUALITIES = COLORS + ("creatures", "everything")
 """Qualities a ``protection_from`` list may name (702.16a, 702.16j)."""
 
 
+@lru_cache(maxsize=1024)
 def normalize_keyword(text: str) -> str:
     """Lower-case a keyword and treat spaces, underscores and hyphens alike ("First_strike")."""
     return re.sub(r"[\s_\-]+", " ", text.strip().lower())

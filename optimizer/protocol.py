@@ -28,7 +28,7 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 CACHE_SIZE = 4096
 """Solved requests remembered per process (oldest dropped first): engines often ask the same board again."""
-_CACHE: dict[str, dict[str, Any]] = {}
+_CACHE: dict[str, str] = {}
 
 
 def is_blank(line: bytes | str) -> bool:
@@ -43,26 +43,24 @@ def warm() -> None:
 
 def respond(line: bytes | str) -> dict[str, Any]:
     """The response to one request line; never raises for bad input or a failing solve."""
+    return json.loads(answer(line)[1])
+
+
+def answer(line: bytes | str) -> tuple[bool, str]:
+    """``(ok, response line)`` for one request line (the JSON has no trailing newline); never raises
+    for bad input or a failing solve."""
     request_id: RequestId = None
     try:
         request = _parse(line)
         if not isinstance(request, dict):
             raise InvalidRequestError("request", f"expected a JSON object, got {_json_type(request)}")
         request_id = _read_id(request)
-        return {"id": request_id, "result": run(request)}
+        text = result_text(request)
+        return True, '{"id":' + encode(request_id) + ',"result":' + text + "}"
     except InputError as exc:
-        return {"id": request_id, "error": str(exc)}
+        return False, encode({"id": request_id, "error": str(exc)})
     except Exception as exc:  # noqa: BLE001 - one bad request never stops the others
-        return {"id": request_id, "error": internal_error(exc)}
-
-
-def answer(line: bytes | str) -> tuple[bool, str]:
-    """``(ok, response line)`` for one request line (the JSON has no trailing newline)."""
-    response = respond(line)
-    try:
-        return "result" in response, encode(response)
-    except (TypeError, ValueError) as exc:
-        return False, encode({"id": response["id"], "error": internal_error(exc)})
+        return False, encode({"id": request_id, "error": internal_error(exc)})
 
 
 def answer_chunk(lines: Sequence[bytes | str]) -> list[tuple[bool, str]]:
@@ -76,7 +74,7 @@ def failed_chunk(lines: Sequence[bytes | str], exc: BaseException) -> list[tuple
     return [(False, encode({"id": peek_id(line), "error": message})) for line in lines]
 
 
-def encode(response: dict[str, Any]) -> str:
+def encode(response: Any) -> str:
     """Compact one-line JSON, keys in insertion order, ASCII only."""
     return json.dumps(response, separators=(",", ":"), allow_nan=False)
 
@@ -97,6 +95,11 @@ def peek_id(line: bytes | str) -> RequestId:
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
     """The result of one parsed request object; raises InputError for bad fields."""
+    return json.loads(result_text(request))  # the caller's own copy, not the cache's
+
+
+def result_text(request: dict[str, Any]) -> str:
+    """:func:`run`'s result as compact JSON (:func:`encode`); solved requests are remembered as text."""
     command = request.get("command", "solve")
     if command not in COMMANDS:
         raise InvalidRequestError("command", f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
@@ -115,7 +118,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(assignments, (list, dict)):
             raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}, got "
                                          + _json_type(assignments))
-        return check(board, assignments, request.get("dealing", ())).to_dict()
+        return encode(check(board, assignments, request.get("dealing", ())).to_dict())
 
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):
@@ -126,13 +129,14 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     if cached is None:
         from .solver import solve
 
-        cached = solve(board, player=request.get("player"), objective=objective,
-                       time_limit=request.get("time_limit")).to_dict()
-        if cached["status"] == "optimal":  # a time-limited answer may differ from run to run
+        result = solve(board, player=request.get("player"), objective=objective,
+                       time_limit=request.get("time_limit"))
+        cached = encode(result.to_dict())
+        if result.status == "optimal":  # a time-limited answer may differ from run to run
             if len(_CACHE) >= CACHE_SIZE:
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[key] = cached
-    return json.loads(json.dumps(cached))  # a copy: callers may change what they get
+    return cached
 
 
 def _board(request: dict[str, Any]) -> Any:

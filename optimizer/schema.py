@@ -232,6 +232,10 @@ def _build(raw: _BoardIn) -> Board:
     else:
         active = attacker_controllers[0] if attacker_controllers else player_ids[0]
 
+    blockers_of: dict[str, list[str]] = {}
+    for d in raw.creatures:
+        for attacker_id in dict.fromkeys(d.blocking):
+            blockers_of.setdefault(attacker_id, []).append(d.id)
     creatures = []
     for i, c in enumerate(raw.creatures):
         at = f"creatures[{i}]"
@@ -272,7 +276,7 @@ def _build(raw: _BoardIn) -> Board:
             raise InvalidBoardError(f"{at}.blocked", "only an attacking creature can be blocked")
         if c.attacking is not None:
             _check_attack(at, c, active, player_ids, pw_by_id, battle_by_id, seen)
-        blocked_by = [d.id for d in raw.creatures if c.id in d.blocking]
+        blocked_by = blockers_of.get(c.id, [])
         if c.blocked is False and blocked_by:
             raise InvalidBoardError(f"{at}.blocked", f"false, but {blocked_by[0]!r} blocks it (509.1h)")
         for j, attacker_id in enumerate(c.blocking):
