@@ -936,6 +936,13 @@ class CombatModel:
             if len(targets) == 1:
                 continue
             wanted = {t: policy.get((s.id, t), 0) for t, _ in targets}
+            if self.two_modes(s) and not any(wanted.values()):
+                # Thorn assigning nothing: legal in a mode with nothing to assign to (as in _two_mode_total)
+                normal_reach = _or(self, [st.available(t) for t, r in targets if r == CREATURE or _tramples(s)])
+                unblocked_reach = _or(self, [st.available(t) for t, r in targets if r != CREATURE])
+                parts.append(_or(self, [_equals(self, st.effective_power(s), 0), _not(normal_reach),
+                                        _not(unblocked_reach)]))
+                continue
             parts.append(_equals(self, st.effective_power(s), sum(wanted.values())))
             parts += [st.available(t) for t, n in wanted.items() if n > 0]
             on_creatures = sum(wanted[t] for t, r in targets if r == CREATURE)

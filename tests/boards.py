@@ -122,6 +122,8 @@ def boards(draw: Any, max_attackers: int = 3, max_blockers: int = 4, pressure: b
         controller = draw(st.sampled_from(["A"] + [d for d in defenders if d != protector]))
         battles.append({"id": "siege", "controller": controller, "protector": protector,
                         "defense": draw(st.integers(1, 5))})
+        if draw(st.integers(0, 5)) == 0:
+            battles[0]["removed_from_combat"] = True
     targets = defenders + [w["id"] for w in planeswalkers] + [b["id"] for b in battles]
     defender_of = {d: d for d in defenders}
     defender_of.update({w["id"]: w["controller"] for w in planeswalkers})

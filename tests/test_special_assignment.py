@@ -9,7 +9,7 @@ card text overrides 510.1a/510.1c, 101.1). Expected answers are worked out by ha
 
 from __future__ import annotations
 
-from scenarios import attacker, blocker, check_line, make_board, planeswalker, solved
+from scenarios import attacker, battle, blocker, check_line, make_board, planeswalker, solved
 
 THORN = {"may_assign_as_though_unblocked": True}
 DORAN = {"assigns_damage_by_toughness": True}
@@ -98,3 +98,24 @@ def test_thorn_with_trample_over_planeswalkers_as_though_unblocked():
     assert not check_line(board, dmg("thorn", "pw", 2), dmg("thorn", "B", 5)).legal
     result = solved(board, ["player_damage", "loyalty"])
     assert result.objective == {"player_damage": 4, "loyalty": 3}
+
+
+def test_thorn_assigning_nothing_is_a_plan_the_attacker_may_keep_between_steps():
+    """510.1d, 510.4, 506.4c. A 1/1 double-strike blocker blocks two Thorns: "t" (1/1, attacking B)
+    and "u" (1/2, attacking a battle that left combat, also blocked by a 0/1). In the first-strike
+    step the defender's 1 damage goes to one Thorn:
+
+    * to "t": it dies (1 >= 1), and "u" cannot reach B: as though unblocked it attacks nothing,
+      normally it hits a blocker. 0 damage to B.
+    * to "u": it survives (1 < 2), and "t" as though unblocked deals 1 to B while "u" assigns
+      nothing. 1 damage to B.
+
+    The defender takes the first: 0. The second line is legal, "u" assigning nothing at all.
+    """
+    board = make_board(attacker("t", 1, 1, "B", **THORN), attacker("u", 1, 2, "siege", **THORN),
+                       blocker("ds", 1, 1, ["t", "u"], "double strike"), blocker("wall", 0, 1, "u"),
+                       battles=[battle("siege", 3, removed_from_combat=True)])
+    assert check_line(board, dmg("ds", "u", 1, "first_strike"), dmg("t", "B", 1), dmg("ds", "t", 1)).legal
+    assert check_line(board, dmg("ds", "t", 1, "first_strike"), dmg("ds", "u", 1)).legal
+    assert solved(board, ["player_damage"]).objective == {"player_damage": 0}
+    assert solved(board, ["kills", "player_damage"]).objective == {"kills": 1, "player_damage": 0}
