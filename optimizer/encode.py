@@ -926,14 +926,14 @@ class CombatModel:
         for s in mine:
             targets = self.targets(s)
             for t, _ in targets:
-                n = st.effective_power(s) if len(targets) == 1 else policy.get((s.id, t), 0)
+                n = st.effective_power(s) if self.passive(s) else policy.get((s.id, t), 0)
                 dealt_to[t] = dealt_to.get(t, 0) + n
                 if Keyword.DEATHTOUCH in s.keywords:
                     deathtouch.setdefault(t, []).append(_at_least(self, n, 1))
         parts: list[Expr] = []
         for s in mine:
             targets = self.targets(s)
-            if len(targets) == 1:
+            if self.passive(s):
                 continue
             wanted = {t: policy.get((s.id, t), 0) for t, _ in targets}
             if self.two_modes(s) and not any(wanted.values()):
@@ -970,7 +970,7 @@ class CombatModel:
     def _policy_cells(self, s: Creature, targets: list[tuple[ObjectId, str]], power: Expr,
                       st: "_State", policy: Mapping[Cell, int] | None,
                       legal: Expr | None = None) -> dict[Cell, Expr]:
-        if len(targets) == 1:
+        if self.passive(s):
             return {(s.id, targets[0][0]): power}
         default: dict[Cell, Expr] = {}
         none_before: Expr = 1

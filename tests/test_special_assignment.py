@@ -9,7 +9,7 @@ card text overrides 510.1a/510.1c, 101.1). Expected answers are worked out by ha
 
 from __future__ import annotations
 
-from scenarios import attacker, battle, blocker, check_line, make_board, planeswalker, solved
+from scenarios import attacker, battle, blocker, check_line, make_board, planeswalker, player, solved
 
 THORN = {"may_assign_as_though_unblocked": True}
 DORAN = {"assigns_damage_by_toughness": True}
@@ -119,3 +119,23 @@ def test_thorn_assigning_nothing_is_a_plan_the_attacker_may_keep_between_steps()
     assert check_line(board, dmg("ds", "t", 1, "first_strike"), dmg("ds", "u", 1)).legal
     assert solved(board, ["player_damage"]).objective == {"player_damage": 0}
     assert solved(board, ["kills", "player_damage"]).objective == {"kills": 1, "player_damage": 0}
+
+
+def test_thorn_whose_blockers_left_may_spare_a_player_for_the_decider_s_opponent():
+    """509.1h, 510.1c, 510.4, with three players; C decides, and every other player plays against C.
+    A's 1/1 first-strike trampler attacks C, and A's 0/1 attacks B's battle (C protects it); C's 2/1
+    first striker blocks both. A's 2/1 Thorn attacks B (at 2 life), blocked with no blockers left.
+
+    * First-strike step: the trampler must assign C's blocker lethal damage first, so all 1 to it;
+      the blocker gives 1 to each attacker. All three die.
+    * Regular step: the Thorn deals 2 to B as though unblocked (B loses: C's lethal counts it) or,
+      normally, nothing. A takes nothing: 0 lethal, and C kills 2 (the two attackers).
+    """
+    board = make_board(
+        attacker("a0", 0, 1, "siege"), attacker("a1", 1, 1, "C", "trample", "first strike"),
+        attacker("a2", 2, 1, "B", blocked=True, **THORN), blocker("b1", 2, 1, ["a1", "a0"], "first strike", controller="C"),
+        players=[player("A"), player("B", 2), player("C")],
+        battles=[battle("siege", 2, protector="C", controller="B")])
+    result = solved(board, ["lethal", "kills"], "C")
+    assert result.objective == {"lethal": 0, "kills": 2}
+    assert not any(a.source == "a2" for a in result.assignments)
