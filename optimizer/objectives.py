@@ -13,10 +13,10 @@ from .errors import InvalidRequestError
 from .rules import Outcome
 
 OBJECTIVES: dict[str, str] = {
-    "kills": "opponents' creatures that leave the battlefield after combat damage (destroyed, or with "
-             "their controller who lost a multiplayer game)",
+    "kills": "opponents' creatures in combat that leave the battlefield after combat damage (destroyed, "
+             "or with their controller who lost a multiplayer game)",
     "survivors": "the deciding player's creatures in combat still on the battlefield afterwards",
-    "value": "value of opponents' creatures that leave minus value of the deciding player's that leave",
+    "value": "value of opponents' creatures in combat that leave minus value of the deciding player's that leave",
     "player_damage": "combat damage dealt to opponents by sources without infect (the life they lose)",
     "poison": "poison counters opponents get (infect damage and toxic)",
     "loyalty": "loyalty counters removed from opponents' planeswalkers (at most what they had)",

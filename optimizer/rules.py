@@ -159,7 +159,7 @@ class Outcome:
     """Damage each "prevent the next N" shield (by index in ``board.effects``) prevented (615.7)."""
     left_game: tuple[ObjectId, ...] = ()
     """With three or more players: what left the game with a player who lost (800.4a), besides what
-    was destroyed."""
+    was destroyed: everything that player controlled, in combat or not."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -250,8 +250,8 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...],
     left: list[ObjectId] = []
     if len(board.players) >= 3:  # 800.4a; a two-player game simply ends
         lost = {pid for pid, p in players.items() if p.lost}
-        left = [o.id for o in (*board.combatants, *board.planeswalkers, *board.battles)
-                if o.controller in lost and o.id not in destroyed]
+        left = [o.id for o in (*board.creatures, *board.planeswalkers, *board.battles)
+                if o.controller in lost and o.id not in destroyed]  # in combat or not
     return Outcome(MappingProxyType(players), MappingProxyType(loyalty), MappingProxyType(defense),
                    MappingProxyType(creatures), tuple(destroyed), MappingProxyType(dict(dealt.shields_used)),
                    tuple(left))

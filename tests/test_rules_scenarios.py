@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from optimizer import InvalidBoardError, check, load_board, solve
+from optimizer.objectives import objective_values
 from scenarios import attacker, battle, blocker, check_line, make_board, planeswalker, player, solved
 
 
@@ -1118,8 +1119,9 @@ def test_800_4a_creatures_leave_with_a_player_who_lost_a_multiplayer_game():
 
 
 def test_outcome_lists_what_left_the_game_with_a_player_who_lost() -> None:
-    """800.4a: in a three-player game, B loses to first-strike damage; its blocker and planeswalker
-    leave with it (not destroyed), so the regular step has no blocker to damage."""
+    """800.4a: in a three-player game, B loses to first-strike damage; its blocker, its planeswalker
+    and its creature outside combat leave with it (not destroyed), so the regular step has no blocker
+    to damage. The objectives count the creatures in combat: A's kills are the blocker alone."""
     board = {"active_player": "A",
              "players": [{"id": "A", "life": 20}, {"id": "B", "life": 1}, {"id": "C", "life": 20}],
              "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": 3}],
@@ -1127,14 +1129,16 @@ def test_outcome_lists_what_left_the_game_with_a_player_who_lost() -> None:
                             "keywords": ["first strike"]},
                            {"id": "a2", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"},
                            {"id": "b1", "controller": "B", "power": 2, "toughness": 2, "blocking": ["a2"]},
-                           {"id": "c1", "controller": "A", "power": 2, "toughness": 2, "attacking": "C"}]}
+                           {"id": "c1", "controller": "A", "power": 2, "toughness": 2, "attacking": "C"},
+                           {"id": "home", "controller": "B", "power": 1, "toughness": 1}]}
     line = [{"step": "first_strike", "source": "a1", "target": "B", "amount": 1},
             {"source": "c1", "target": "C", "amount": 2}]
     verdict = check(load_board(board), line)
     assert verdict.legal, verdict.violations
     out = verdict.outcome.to_dict()
     assert out["players"]["B"]["lost"] and out["players"]["C"]["life"] == 18
-    assert out["destroyed"] == [] and sorted(out["left_game"]) == ["b1", "pw"]
+    assert out["destroyed"] == [] and sorted(out["left_game"]) == ["b1", "home", "pw"]
+    assert objective_values(load_board(board), verdict.outcome, "A", ("kills",)) == {"kills": 1}
     two_players = dict(board, players=board["players"][:2],
                        creatures=[c for c in board["creatures"] if c["id"] != "c1"])
     out = check(load_board(two_players), line[:1]).outcome.to_dict()
