@@ -234,6 +234,8 @@ class Board:
     """The creatures in combat (attacking or blocking), in board order."""
     first_striker_in_combat: bool = field(init=False, repr=False, compare=False)
     """Whether a creature in combat has first strike or double strike (510.4)."""
+    plain_damage: bool = field(init=False, repr=False, compare=False)
+    """Whether all damage is dealt as assigned: no damage effects and no protection (615, 616, 702.16)."""
 
     def __post_init__(self) -> None:
         index: dict[ObjectId, Any] = {}
@@ -245,6 +247,8 @@ class Board:
                 blockers.setdefault(attacker, []).append(c.id)
         object.__setattr__(self, "combatants", tuple(c for c in self.creatures if c.in_combat))
         object.__setattr__(self, "first_striker_in_combat", any(has_first_strike(c) for c in self.combatants))
+        object.__setattr__(self, "plain_damage", not self.effects and not any(
+            o.protection_from for o in (*self.players, *self.creatures)))
         object.__setattr__(self, "_index", MappingProxyType(index))
         object.__setattr__(
             self, "_blockers", MappingProxyType({k: tuple(v) for k, v in blockers.items()})

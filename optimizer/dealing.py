@@ -133,6 +133,8 @@ def deal(board: Board, assignments: Iterable[Assignment],
     Raises ValueError if a choice does not fit the board (wrong effects, a shield over-used, or a
     shield left with capacity while it let damage through: 615.7 prevents the *next* N damage).
     """
+    if board.plain_damage and not choices:  # nothing modifies or prevents any of it
+        return DealtDamage({(a.source, a.target): a.amount for a in assignments if a.amount > 0}, {})
     choices = choices or {}
     remaining = {i: e.amount for i, e in enumerate(board.effects) if e.is_shield}
     passed: dict[int, list[bool]] = {i: [] for i in remaining}  # did each damage reaching it pass fully prevented?
