@@ -953,15 +953,14 @@ class CombatModel:
                 if on_creatures:
                     return 0  # a split is never legal without trample (Thorn: never a split)
                 continue
-            if self.two_modes(s) and not on_creatures:
-                continue  # as though unblocked
+            unblocked = self.two_modes(s) and not on_creatures  # as though unblocked: no blocker to kill first
             for blocker_id, route in targets:
-                if route == CREATURE:
+                if route == CREATURE and not unblocked:
                     blocker = self.board.creature(blocker_id)
                     parts.append(_or(self, [_not(st.present(blocker_id)), _at_least(
                         self, st.incoming[blocker_id] + dealt_to[blocker_id], blocker.toughness - blocker.damage)]
                         + deathtouch.get(blocker_id, [])))
-            for t, route in targets:
+            for t, route in targets:  # 702.19c: the planeswalker's loyalty first, either way
                 w = self.board.get(s.attacking)
                 if route == CONTROLLER and wanted[t] and not w.removed_from_combat:
                     parts.append(_at_least(self, st.pw_damage[s.attacking] + dealt_to.get(s.attacking, 0), w.loyalty))
