@@ -16,11 +16,12 @@ from itertools import islice, product
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from boards import boards
+from boards import banding_boards, boards
 from optimizer import load_board
 from optimizer.assignment import Assignment, Step, normalize
 from optimizer.bruteforce import player_options
 from optimizer.check import step_violations
+from optimizer.dealing import DealingChoice
 from optimizer.encode import CombatModel
 from optimizer.rules import damage_steps, first_step
 
@@ -58,40 +59,59 @@ def mutations(plan: tuple[Assignment, ...], recipients: dict[str, list[str]]):
 
 
 @settings(max_examples=2000)
-@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True), boards()))
+@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True), boards(),
+                            boards(strikes=True, effects=True), banding_boards(both_sides=True)))
 def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
     board = load_board(board_json)
-    active = board.active_player
-    probe = CombatModel(board, active, ("kills",))
+    probe = CombatModel(board, board.active_player, ("kills",))
     assume(probe.unsupported() is None and not probe.unstable)
     for first in first_steps(board):
-        later = first_step(board, first)[1] if first or probe.two_steps else board
+        # the effects on first-strike damage in the orders the model takes for them (616.1), as the solver
+        # reports them with its lines
+        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
+        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
+        later = first_step(board, first, dealing)[1] if first or probe.two_steps else board
         if later is None:
             continue  # the game ended in the first-strike step
-        plans = list(islice(player_options(later, active, Step.REGULAR, ()), PLANS))
-        assert plans, "every combat step has a legal assignment"
-        cm = probe.fresh()
-        fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed={(a.source, a.target): a.amount
-                                                                           for a in first})
-        mine = [s for s in cm.sources(Step.REGULAR) if cm.chooser[s.id] == active]
-        recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
-        keys = [(s, t) for s, ts in recipients.items() for t in ts]
-        legal = [{(a.source, a.target): a.amount for a in plan} for plan in plans]
-        dividing = {s: ts for s, ts in recipients.items() if not cm.passive(cm.board.creature(s))}
-        nearby = [m for plan in plans[:5] for m in mutations(plan, dividing)]  # one recipient: always all
-        illegal = [m for m in nearby if step_violations(
-            later, Step.REGULAR, normalize(Assignment(Step.REGULAR, s, t, n) for (s, t), n in m.items() if n),
-            set(recipients))]
-        assert all(t in recipients.get(s, ()) for plan in legal for s, t in plan), "the model's recipients"
-        others = {p.id for p in board.players if p.id != active}
-        policies = legal + illegal
-        sc = cm.scenario(fixed, free=others, policies={active: [None] + policies})
-        default = sc.policy_cells[(active, 0)]
-        assert all(isinstance(v, int) for v in default.values()), "a known first step leaves a known state"
-        for j, policy in enumerate(policies, start=1):
-            followed = sc.policy_cells[(active, j)]
-            wanted = {k: policy.get(k, 0) for k in keys}
-            if j <= len(legal):
-                assert followed == wanted, (first, policy, followed)
+        for player in later.turn_order():
+            assert_policies_follow_the_checker(probe, first, later, player)
+
+
+def assert_policies_follow_the_checker(probe: CombatModel, first, later, player: str) -> None:
+    """``player``'s regular-step policies after ``first``: for a player with attackers the whole
+    assignment is followed when it is legal (trample counts every creature's damage, 702.19b), else
+    the default; for a player who only blocks, each creature's part on its own (510.1d)."""
+    plans = list(islice(player_options(later, player, Step.REGULAR, ()), PLANS))
+    assert plans, "every combat step has a legal assignment"
+    cm = probe.fresh()
+    fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed={(a.source, a.target): a.amount
+                                                                       for a in first})
+    mine = [s for s in cm.sources(Step.REGULAR) if cm.chooser[s.id] == player]
+    if not mine:
+        return
+    whole = any(s.attacking is not None for s in mine)
+    recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
+    legal = [{(a.source, a.target): a.amount for a in plan} for plan in plans]
+    assert all(t in recipients.get(s, ()) for plan in legal for s, t in plan), "the model's recipients"
+    dividing = {s: ts for s, ts in recipients.items() if not cm.passive(cm.board.creature(s))}
+    nearby = [m for plan in plans[:5] for m in mutations(plan, dividing)]  # one recipient: always all
+    policies = legal + nearby
+    others = {p.id for p in later.players if p.id != player}
+    sc = cm.scenario(fixed, free=others, policies={player: [None] + policies})
+    default = sc.policy_cells[(player, 0)]
+    assert all(isinstance(v, int) for v in default.values()), "a known first step leaves a known state"
+
+    def violations(policy, sources):
+        line = normalize(Assignment(Step.REGULAR, s, t, n) for (s, t), n in policy.items() if n and s in sources)
+        return step_violations(later, Step.REGULAR, line, sources)
+
+    for j, policy in enumerate(policies, start=1):
+        followed = sc.policy_cells[(player, j)]
+        units = [set(recipients)] if whole else [{s} for s in recipients]
+        for unit in units:
+            keys = [(s, t) for s in unit for t in recipients[s]]
+            got = {k: followed[k] for k in keys}
+            if j <= len(legal) or not violations(policy, unit):
+                assert got == {k: policy.get(k, 0) for k in keys}, (player, first, policy, followed)
             else:
-                assert followed == default, (first, policy, followed)
+                assert got == {k: default[k] for k in keys}, (player, first, policy, followed)
