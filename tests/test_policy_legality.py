@@ -17,6 +17,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from boards import banding_boards, boards
+from ortools.sat.python import cp_model
+
 from optimizer import load_board
 from optimizer.assignment import Assignment, Step, normalize
 from optimizer.bruteforce import player_options
@@ -40,9 +42,8 @@ def first_steps(board):
     return [tuple(a for part in combo for a in part) for combo in islice(product(*options), FIRST_STEPS)]
 
 
-def mutations(plan: tuple[Assignment, ...], recipients: dict[str, list[str]]):
-    """Assignments near ``plan``: one damage moved to another recipient, one more or one less."""
-    cells = {(a.source, a.target): a.amount for a in plan}
+def mutations(cells: dict[tuple[str, str], int], recipients: dict[str, list[str]]):
+    """Assignments near ``cells``: one damage moved to another recipient, one more or one less."""
     for source, targets in recipients.items():
         for t in targets:
             for delta in (1, -1):
@@ -94,7 +95,7 @@ def assert_policies_follow_the_checker(probe: CombatModel, first, later, player:
     legal = [{(a.source, a.target): a.amount for a in plan} for plan in plans]
     assert all(t in recipients.get(s, ()) for plan in legal for s, t in plan), "the model's recipients"
     dividing = {s: ts for s, ts in recipients.items() if not cm.passive(cm.board.creature(s))}
-    nearby = [m for plan in plans[:5] for m in mutations(plan, dividing)]  # one recipient: always all
+    nearby = [m for plan in legal[:5] for m in mutations(plan, dividing)]  # one recipient: always all
     policies = legal + nearby
     others = {p.id for p in later.players if p.id != player}
     sc = cm.scenario(fixed, free=others, policies={player: [None] + policies})
@@ -115,3 +116,87 @@ def assert_policies_follow_the_checker(probe: CombatModel, first, later, player:
                 assert got == {k: policy.get(k, 0) for k in keys}, (player, first, policy, followed)
             else:
                 assert got == {k: default[k] for k in keys}, (player, first, policy, followed)
+
+
+@settings(max_examples=500)
+@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True), boards(),
+                            boards(strikes=True, effects=True), banding_boards(both_sides=True)))
+def test_free_regular_step_cells_allow_exactly_the_assignments_the_checker_allows(board_json):
+    """The same for the regular step as a model's free variables: on a known first step, fixing one
+    player's cells to an assignment leaves the model feasible exactly when the checker allows the
+    assignment (for a player with attackers as a whole, else each creature's part, 510.1d)."""
+    board = load_board(board_json)
+    probe = CombatModel(board, board.active_player, ("kills",))
+    assume(probe.unsupported() is None and not probe.unstable)
+    for first in first_steps(board)[:4]:
+        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
+        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
+        later = first_step(board, first, dealing)[1] if first or probe.two_steps else board
+        if later is None:
+            continue
+        cm = probe.fresh()
+        fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed={(a.source, a.target): a.amount
+                                                                           for a in first})
+        sc = cm.scenario(fixed, free={p.id for p in board.players}, policies={})
+        for player in later.turn_order():
+            mine = [s for s in cm.sources(Step.REGULAR) if cm.chooser[s.id] == player]
+            recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
+            plans = [{(a.source, a.target): a.amount for a in plan}
+                     for plan in islice(player_options(later, player, Step.REGULAR, ()), 10)]
+            dividing = {s: ts for s, ts in recipients.items() if not cm.passive(cm.board.creature(s))}
+            nearby = [m for plan in plans[:3] for m in mutations(plan, dividing)][:20]
+            whole = any(s.attacking is not None for s in mine)
+            for k, assignment in enumerate(plans + nearby):
+                units = [set(recipients)] if whole else [{s} for s in recipients]
+                allowed = k < len(plans) or not any(step_violations(later, Step.REGULAR, normalize(
+                    Assignment(Step.REGULAR, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
+                    for unit in units)
+                assert feasible(cm, sc.cells, assignment, recipients) == allowed, (player, first, assignment)
+
+
+def feasible(cm: CombatModel, cells, assignment, recipients, step: Step = Step.REGULAR) -> bool:
+    """Whether the model allows ``assignment`` of these sources' damage in ``step``."""
+    model = cm.model.clone()
+    model.clear_objective()
+    for s, targets in recipients.items():
+        for t in targets:
+            v, want = cells[(step, s, t)], assignment.get((s, t), 0)
+            if isinstance(v, int):
+                if v != want:
+                    return False
+                continue
+            model.add(model.get_int_var_from_proto_index(v.index) == want)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    return solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+
+
+@settings(max_examples=500)
+@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
+                            boards(strikes=True, effects=True), banding_boards(both_sides=True)))
+def test_free_first_step_cells_allow_exactly_the_assignments_the_checker_allows(board_json):
+    """The first-strike step's free variables (510.4, 702.7b): fixing one player's first-step cells
+    leaves the model feasible exactly when the checker allows that player's assignment."""
+    board = load_board(board_json)
+    probe = CombatModel(board, board.active_player, ("kills",))
+    assume(probe.unsupported() is None and not probe.unstable and probe.two_steps)
+    cm = probe.fresh()
+    cells = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE))
+    for player in board.turn_order():  # each player's assignment is judged as it is made (510.1e), as the
+        # solver's models judge the active side's: trample counts the damage that player assigns
+        cm.first_step_trample({k: v for k, v in cells.items() if cm.chooser[k[0]] == player})
+    cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in cells.items()}
+    for player in board.turn_order():
+        mine = [s for s in cm.sources(Step.FIRST_STRIKE) if cm.chooser[s.id] == player]
+        recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
+        plans = [{(a.source, a.target): a.amount for a in plan}
+                 for plan in islice(player_options(board, player, Step.FIRST_STRIKE, ()), 10)]
+        dividing = {s: ts for s, ts in recipients.items() if len(ts) > 1 or cm.two_modes(cm.board.creature(s))}
+        nearby = [m for plan in plans[:3] for m in mutations(plan, dividing)][:20]
+        whole = any(s.attacking is not None for s in mine)
+        for k, assignment in enumerate(plans + nearby):
+            units = [set(recipients)] if whole else [{s} for s in recipients]
+            allowed = k < len(plans) or not any(step_violations(board, Step.FIRST_STRIKE, normalize(
+                Assignment(Step.FIRST_STRIKE, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
+                for unit in units)
+            assert feasible(cm, cells, assignment, recipients, Step.FIRST_STRIKE) == allowed, (player, assignment)
