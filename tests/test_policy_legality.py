@@ -24,8 +24,8 @@ from optimizer.assignment import Assignment, Step, normalize
 from optimizer.bruteforce import player_options
 from optimizer.check import step_violations
 from optimizer.dealing import DealingChoice
-from optimizer.encode import CombatModel
-from optimizer.rules import damage_steps, first_step
+from optimizer.encode import CombatModel, _State
+from optimizer.rules import damage_amount, damage_steps, first_step, possible_recipients
 
 FIRST_STEPS = 12
 """First-strike lines tried per board (the first ones the move generator gives, in turn order)."""
@@ -200,3 +200,45 @@ def test_free_first_step_cells_allow_exactly_the_assignments_the_checker_allows(
                 Assignment(Step.FIRST_STRIKE, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
                 for unit in units)
             assert feasible(cm, cells, assignment, recipients, Step.FIRST_STRIKE) == allowed, (player, assignment)
+
+
+@settings(max_examples=500)
+@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
+                            boards(strikes=True, effects=True), banding_boards(both_sides=True)))
+def test_the_model_s_state_after_a_first_step_is_the_rules_layer_s(board_json):
+    """510.4, 704: on a known first step the model's state is a set of constants, and they must be
+    what dealing that damage and the state-based actions leave: which creatures are destroyed, who
+    lost, -1/-1 counters, and each regular-step source's damage and recipients."""
+    board = load_board(board_json)
+    probe = CombatModel(board, board.active_player, ("kills",))
+    assume(probe.unsupported() is None and not probe.unstable and probe.two_steps)
+    for first in first_steps(board):
+        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
+        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
+        outcome, later = first_step(board, first, dealing)
+        cm = probe.fresh()
+        fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed={(a.source, a.target): a.amount
+                                                                           for a in first})
+        st_ = _State(cm, fixed)
+        assert {p: bool(v) for p, v in st_.lost.items()} == {p: o.lost for p, o in outcome.players.items()}
+        assert {c: bool(v) for c, v in st_.dead.items()} == {c: o.destroyed for c, o in outcome.creatures.items()}
+        assert st_.counters == {c: o.minus_counters for c, o in outcome.creatures.items()}
+        if later is None:
+            continue
+        for s in cm.sources(Step.REGULAR):
+            on_later = later.get(s.id)
+            reach = possible_recipients(later, on_later, Step.REGULAR) if on_later is not None else {}
+            expected = max(damage_amount(on_later), 0) if reach else 0
+            assert st_.effective_power(s) == expected, (first, s.id)
+            for t, _ in cm.targets(s):
+                assert bool(st_.available(t)) == still_there(later, t), (first, s.id, t)
+
+
+def still_there(later, object_id: str) -> bool:
+    """Whether ``object_id`` can be dealt damage in the regular step (506.4c, 800.4a)."""
+    if later.is_player(object_id):
+        return later.player(object_id).in_game
+    obj = later.get(object_id)
+    if obj is None:
+        return False  # a creature destroyed, or gone with its controller
+    return later.is_creature(object_id) or not obj.removed_from_combat
