@@ -77,12 +77,18 @@ def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[
     rows = []
     for c in own:
         if c.id in coupled:
-            rows.append(creature_options(board, c.id, step))
             continue
         if (c.id, step) not in memo:
             memo[(c.id, step)] = [o for o in creature_options(board, c.id, step)
                                   if not step_violations(board, step, normalize(o), {c.id})]
         rows.append(memo[(c.id, step)])
+    # The tramplers' rows last, each with its splits among its blockers alone first: those are always
+    # legal (510.1c), so every combination of the others' options meets a legal one at once, instead of
+    # running through all of the others' options for each illegal split of a trampler.
+    for c in own:
+        if c.id in coupled:
+            rows.append(sorted(creature_options(board, c.id, step),
+                               key=lambda o: sum(a.amount for a in o if not board.is_creature(a.target))))
     for combo in product(*rows):
         mine = tuple(a for part in combo for a in part)
         if coupled and any(v.source in coupled

@@ -265,8 +265,14 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if value is not None and game.scalar(values) != value:
         raise SolverError(f"internal error: the model values the line at {value}, the checker at "
                           f"{game.scalar(values)} ({values})")
-    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, board.warnings,
-                       dealing)
+    warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
+    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, warnings, dealing)
+
+
+def _unproven(reason: str) -> str:
+    """The warning of an answer that is not proven optimal."""
+    return (f"not proven optimal: {reason}; the objective values are those of the returned line, in which the "
+            "other players' replies need not be their best, so the deciding player is not guaranteed them")
 
 
 def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str,
@@ -348,8 +354,11 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         how, method = "exhaustive search of the first-strike step, CP-SAT in the regular step", "stepwise"
     else:
         how, method = "exhaustive search", "exhaustive"
+    warnings = board.warnings + (f"solved by {how}: {reason}",)
+    if not proven:
+        warnings += (_unproven("the time limit ran out during the search"),)
     return SolveResult("optimal" if proven else "feasible", decider, values, found.assignments, result.outcome,
-                       board.warnings + (f"solved by {how}: {reason}",), found.dealing, method)
+                       warnings, found.dealing, method)
 
 
 def _combined_range(ranges: Sequence[tuple[int, int]]) -> int:
@@ -424,6 +433,8 @@ class _Game:
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
+        self.too_many_replies = False
+        """Whether a verification met more replies than :data:`MAX_REPLIES` to enumerate (unproven then)."""
         self._second_steps: dict[tuple, tuple[tuple[Assignment, ...], int]] = {}
         self.case: frozenset[ObjectId] | None = None
         """The creatures with banding the active player's first step must destroy (see :meth:`_by_cases`)."""
@@ -852,6 +863,7 @@ class _Game:
         if found is not None or not enumerate_replies:
             return found
         if not replies and reply_count > MAX_REPLIES:
+            self.too_many_replies = True
             return None
         if not replies:
             replies.extend(_first_step_options(probe, self.responders))
@@ -1132,6 +1144,14 @@ class _Game:
         self.proven &= status == cp_model.OPTIMAL
         self.work += solver.response_proto.deterministic_time * (LINEARIZED_WORK if linearized else 1)
         return solver
+
+    def unproven_reason(self) -> str:
+        """Why the answer is not proven optimal."""
+        if self._expired():
+            return "the time limit ran out"
+        if self.too_many_replies:
+            return f"the other players have more than {MAX_REPLIES:,} first-step replies to enumerate"
+        return f"a CP-SAT solve reached its work limit ({DETERMINISTIC_LIMIT:g} deterministic seconds)"
 
     def _expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline

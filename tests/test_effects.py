@@ -10,7 +10,7 @@ import pytest
 
 from optimizer import InvalidBoardError, Step, load_board
 from optimizer.encode import CombatModel
-from scenarios import attacker, blocker, check_line, make_board, player, solved
+from scenarios import attacker, blocker, check_line, make_board, planeswalker, player, solved
 
 FURNACE = {"kind": "double"}
 
@@ -627,7 +627,36 @@ def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, mo
     result = solve(board, objective=["kills"], time_limit=1e-6)
     assert result.method == fallback and result.status == "feasible"
     assert check(board, result.assignments, result.dealing).legal
+    assert any(w.startswith("not proven optimal: the time limit ran out") for w in result.warnings)
     assert solve(board, objective=["kills"]).status == "optimal"
+
+
+def test_a_trampler_s_illegal_splits_do_not_hold_up_the_search_s_first_option(monkeypatch):
+    """The exhaustive search lists a player's options one by one. Two tramplers attack a
+    planeswalker through three shared 5-toughness blockers they cannot all kill, so their splits that
+    go past the blockers are illegal (702.19b), and eight other attackers have 10 options each: the
+    first legal option must come at once, not after every combination of the others' options for each
+    illegal split (about 10^8 here)."""
+    from optimizer import bruteforce
+    from optimizer.assignment import Step, normalize
+
+    creatures = [attacker("t1", 6, 6, "pw", "trample"), attacker("t2", 6, 6, "pw", "trample")]
+    creatures += [blocker(f"b{i}", 1, 5, ["t1", "t2"]) for i in range(3)]
+    for i in range(8):
+        creatures += [attacker(f"o{i}", 8, 8, "B"), blocker(f"x{i}", 0, 9, f"o{i}"), blocker(f"y{i}", 0, 9, f"o{i}")]
+    board = make_board(*creatures, planeswalkers=[planeswalker("pw", 20)])
+    checked = []
+    real = bruteforce.step_violations
+
+    def counted(*args, **kwargs):
+        checked.append(1)
+        if len(checked) > 10_000:
+            raise AssertionError("the search went through the other creatures' options for an illegal split")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bruteforce, "step_violations", counted)
+    first = next(bruteforce.player_options(board, "A", Step.REGULAR, ()))
+    assert not real(board, Step.REGULAR, normalize(first), {c.id for c in board.combatants if c.controller == "A"})
 
 
 def _banding_board_past_the_limits():

@@ -43,6 +43,8 @@ def test_a_tiny_time_limit_still_returns_a_legal_line(data):
     result = solve(board, time_limit=1e-6)
     assert result.status in ("feasible", "optimal")
     assert check(board, result.assignments).legal
+    unproven = [w for w in result.warnings if w.startswith("not proven optimal: the time limit ran out")]
+    assert len(unproven) == (result.status == "feasible")
 
 
 @pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
@@ -136,3 +138,5 @@ def test_a_solver_budget_that_stops_the_refinement_gives_a_legal_line(data, budg
     result = solve(board, settings=_Budget(budget=budget))
     assert result.status in ("feasible", "optimal")
     assert check(board, result.assignments, result.dealing).legal
+    unproven = [w for w in result.warnings if w.startswith("not proven optimal: a CP-SAT solve reached its work limit")]
+    assert len(unproven) == (result.status == "feasible")
