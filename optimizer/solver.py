@@ -952,7 +952,7 @@ class _Game:
         for reply in replies:
             best_follow = None
             for follow in follower_options:
-                if worst is not None and self._expired():
+                if (worst is not None or best_follow is not None) and self._expired():
                     self.proven = False  # out of time: the worst reply so far, not a verified value
                     break
                 state = {**lead, **reply, **follow}
