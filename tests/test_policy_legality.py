@@ -15,10 +15,9 @@ from itertools import islice, product
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from boards import banding_boards, boards
 from ortools.sat.python import cp_model
 
+from boards import banding_boards, boards
 from optimizer import load_board
 from optimizer.assignment import Assignment, Step, normalize
 from optimizer.bruteforce import player_options
@@ -40,6 +39,17 @@ def first_steps(board):
     order = board.turn_order()
     options = [list(islice(player_options(board, p, Step.FIRST_STRIKE, ()), 4)) for p in order]
     return [tuple(a for part in combo for a in part) for combo in islice(product(*options), FIRST_STEPS)]
+
+
+def after(probe: CombatModel, first):
+    """The first-strike step's outcome and the board it leaves (the board itself with one step), its
+    effects applied in the orders the model takes for them (616.1), as the solver reports its lines."""
+    board = probe.board
+    if not probe.two_steps:
+        return None, board
+    orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
+    dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
+    return first_step(board, first, dealing)
 
 
 def mutations(cells: dict[tuple[str, str], int], recipients: dict[str, list[str]]):
@@ -67,11 +77,7 @@ def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
     probe = CombatModel(board, board.active_player, ("kills",))
     assume(probe.unsupported() is None and not probe.unstable)
     for first in first_steps(board):
-        # the effects on first-strike damage in the orders the model takes for them (616.1), as the solver
-        # reports them with its lines
-        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
-        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
-        later = first_step(board, first, dealing)[1] if first or probe.two_steps else board
+        later = after(probe, first)[1]
         if later is None:
             continue  # the game ended in the first-strike step
         for player in later.turn_order():
@@ -80,8 +86,8 @@ def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
 
 def assert_policies_follow_the_checker(probe: CombatModel, first, later, player: str) -> None:
     """``player``'s regular-step policies after ``first``: for a player with attackers the whole
-    assignment is followed when it is legal (trample counts every creature's damage, 702.19b), else
-    the default; for a player who only blocks, each creature's part on its own (510.1d)."""
+    assignment is followed when it is legal (trample counts all of its damage, 702.19b), else the
+    default; for a player who only blocks, each creature's part on its own (510.1d)."""
     plans = list(islice(player_options(later, player, Step.REGULAR, ()), PLANS))
     assert plans, "every combat step has a legal assignment"
     cm = probe.fresh()
@@ -129,9 +135,7 @@ def test_free_regular_step_cells_allow_exactly_the_assignments_the_checker_allow
     probe = CombatModel(board, board.active_player, ("kills",))
     assume(probe.unsupported() is None and not probe.unstable)
     for first in first_steps(board)[:4]:
-        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
-        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
-        later = first_step(board, first, dealing)[1] if first or probe.two_steps else board
+        later = after(probe, first)[1]
         if later is None:
             continue
         cm = probe.fresh()
@@ -139,19 +143,26 @@ def test_free_regular_step_cells_allow_exactly_the_assignments_the_checker_allow
                                                                            for a in first})
         sc = cm.scenario(fixed, free={p.id for p in board.players}, policies={})
         for player in later.turn_order():
-            mine = [s for s in cm.sources(Step.REGULAR) if cm.chooser[s.id] == player]
-            recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
-            plans = [{(a.source, a.target): a.amount for a in plan}
-                     for plan in islice(player_options(later, player, Step.REGULAR, ()), 10)]
-            dividing = {s: ts for s, ts in recipients.items() if not cm.passive(cm.board.creature(s))}
-            nearby = [m for plan in plans[:3] for m in mutations(plan, dividing)][:20]
-            whole = any(s.attacking is not None for s in mine)
-            for k, assignment in enumerate(plans + nearby):
-                units = [set(recipients)] if whole else [{s} for s in recipients]
-                allowed = k < len(plans) or not any(step_violations(later, Step.REGULAR, normalize(
-                    Assignment(Step.REGULAR, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
-                    for unit in units)
-                assert feasible(cm, sc.cells, assignment, recipients) == allowed, (player, first, assignment)
+            assert_feasible_exactly_when_allowed(cm, sc.cells, later, player, Step.REGULAR)
+
+
+def assert_feasible_exactly_when_allowed(cm: CombatModel, cells, board, player: str, step: Step) -> None:
+    """Fixing ``player``'s cells of ``step`` to one of its legal assignments on ``board`` (the board
+    as the step begins), or to one near those, leaves the model feasible exactly when the checker
+    allows it: for a player with attackers as a whole, else each creature's part (510.1d)."""
+    mine = [s for s in cm.sources(step) if cm.chooser[s.id] == player]
+    recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
+    plans = [{(a.source, a.target): a.amount for a in plan}
+             for plan in islice(player_options(board, player, step, ()), 10)]
+    dividing = {s: ts for s, ts in recipients.items()
+                if len(ts) > 1 or cm.two_modes(cm.board.creature(s))}  # one recipient: always all
+    nearby = [m for plan in plans[:3] for m in mutations(plan, dividing)][:20]
+    units = [set(recipients)] if any(s.attacking is not None for s in mine) else [{s} for s in recipients]
+    for k, assignment in enumerate(plans + nearby):
+        allowed = k < len(plans) or not any(step_violations(board, step, normalize(
+            Assignment(step, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
+            for unit in units)
+        assert feasible(cm, cells, assignment, recipients, step) == allowed, (player, step, assignment)
 
 
 def feasible(cm: CombatModel, cells, assignment, recipients, step: Step = Step.REGULAR) -> bool:
@@ -187,20 +198,7 @@ def test_free_first_step_cells_allow_exactly_the_assignments_the_checker_allows(
         cm.first_step_trample({k: v for k, v in cells.items() if cm.chooser[k[0]] == player})
     cells = {(Step.FIRST_STRIKE, s, t): v for (s, t), v in cells.items()}
     for player in board.turn_order():
-        mine = [s for s in cm.sources(Step.FIRST_STRIKE) if cm.chooser[s.id] == player]
-        recipients = {s.id: [t for t, _ in cm.targets(s)] for s in mine}
-        plans = [{(a.source, a.target): a.amount for a in plan}
-                 for plan in islice(player_options(board, player, Step.FIRST_STRIKE, ()), 10)]
-        dividing = {s: ts for s, ts in recipients.items() if len(ts) > 1 or cm.two_modes(cm.board.creature(s))}
-        nearby = [m for plan in plans[:3] for m in mutations(plan, dividing)][:20]
-        whole = any(s.attacking is not None for s in mine)
-        for k, assignment in enumerate(plans + nearby):
-            units = [set(recipients)] if whole else [{s} for s in recipients]
-            allowed = k < len(plans) or not any(step_violations(board, Step.FIRST_STRIKE, normalize(
-                Assignment(Step.FIRST_STRIKE, s, t, n) for (s, t), n in assignment.items() if n and s in unit), unit)
-                for unit in units)
-            assert feasible(cm, cells, assignment, recipients, Step.FIRST_STRIKE) == allowed, (player, assignment)
-
+        assert_feasible_exactly_when_allowed(cm, cells, board, player, Step.FIRST_STRIKE)
 
 @settings(max_examples=500)
 @given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
@@ -213,9 +211,7 @@ def test_the_model_s_state_after_a_first_step_is_the_rules_layer_s(board_json):
     probe = CombatModel(board, board.active_player, ("kills",))
     assume(probe.unsupported() is None and not probe.unstable and probe.two_steps)
     for first in first_steps(board):
-        orders = [(a, probe.dealing_order((a.source, a.target), Step.FIRST_STRIKE)) for a in first]
-        dealing = [DealingChoice(Step.FIRST_STRIKE, a.source, a.target, order) for a, order in orders if order]
-        outcome, later = first_step(board, first, dealing)
+        outcome, later = after(probe, first)
         cm = probe.fresh()
         fixed = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed={(a.source, a.target): a.amount
                                                                            for a in first})
