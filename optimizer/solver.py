@@ -88,7 +88,8 @@ LINEARIZED_WORK = 8
 """How much the deterministic time of a solve with the linear relaxation counts as work (``_Game.work``).
 CP-SAT counts those solves' time low against others' (on large boards' verification models about
 half as much per second of wall time as on their second steps), and the verification's rent-or-buy
-rule compares the two: weights of 2, 4, 8 and 16 measured on the large benchmark boards, 8 kept."""
+rule compares the two. Measured on the large benchmark boards: from 4 on, boards 8 and 11 are proven
+(2 is too little), 16 loses board 23; 8 kept."""
 ENUMERATED_VERIFICATION = 1
 """Most responder first-step replies for which the refinement verifies a first step by solving the
 second step after each reply instead of with a verification model (``_Game._verify_by_plans``): with
