@@ -634,9 +634,9 @@ def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, mo
 def test_a_trampler_s_illegal_splits_do_not_hold_up_the_search_s_first_option(monkeypatch):
     """The exhaustive search lists a player's options one by one. Two tramplers attack a
     planeswalker through three shared 5-toughness blockers they cannot all kill, so their splits that
-    go past the blockers are illegal (702.19b), and eight other attackers have 10 options each: the
-    first legal option must come at once, not after every combination of the others' options for each
-    illegal split (about 10^8 here)."""
+    go past the blockers are illegal (702.19b), and eight other attackers have 9 legal splits each:
+    the first legal option must come at once, not after every combination of the others' splits for
+    each illegal split of a trampler (9^8, about 4 x 10^7, here)."""
     from optimizer import bruteforce
     from optimizer.assignment import Step, normalize
 
