@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from itertools import product
+from math import comb
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .assignment import Assignment, Step, normalize
@@ -59,6 +60,17 @@ def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGU
     return options + [()]  # assigning nothing is legal when a mode has no recipient; the checker decides
 
 
+def option_count(board: Board, creature_id: ObjectId, step: Step = Step.REGULAR) -> int:
+    """``len(creature_options(...))``, counted without listing them: C(power + k - 1, k - 1) splits
+    among k recipients, and assigning nothing."""
+    creature = board.creature(creature_id)
+    k = len(possible_recipients(board, creature, step))
+    if not k:
+        return 1
+    total = damage_amount(creature)
+    return 1 + (1 if k == 1 else comb(total + k - 1, k - 1) if total >= 0 else 0)
+
+
 def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[Assignment, ...],
                    memo: dict | None = None) -> Iterator[tuple[Assignment, ...]]:
     """``player``'s legal joint assignments in ``step`` given what was announced before it (510.1e),
@@ -101,7 +113,7 @@ def _step_lines(board: Board, step: Step) -> int:
     """Every creature's split count in ``step``, multiplied."""
     total = 1
     for c in board.combatants:
-        total *= len(creature_options(board, c.id, step))
+        total *= option_count(board, c.id, step)
     return total
 
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from itertools import product
+from itertools import islice, product
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -115,6 +115,9 @@ PRUNED_LIMIT = 30_000
 step past ``EXHAUSTIVE_LIMIT`` that it must search itself), the most lines the pruned (alpha-beta)
 search may reach, and, past both limits, the most regular steps it may solve with CP-SAT times
 ``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
+CREATURE_OPTIONS_LIMIT = 20_000
+"""Most ways one creature's damage may be divided (``option_count``) that the exhaustive fallback lists:
+it lists each creature's before it searches, which no time limit can interrupt."""
 SEARCH_LIMIT = 10**16
 """Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
 listing a single player's options can take longer than any time limit there."""
@@ -282,8 +285,19 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     boards; on larger boards with two damage steps, the first-strike step only, each regular step
     solved on the board it begins with (a one-step board, which the encoding may well model). Past
     ``deadline`` the search finishes on first options only and the answer is not proven."""
-    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves
+    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves, option_count
 
+    def refused(why: str) -> NotSupportedError:
+        return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
+
+    steps = [(board, Step.FIRST_STRIKE)] if Step.FIRST_STRIKE in damage_steps(board) else []
+    steps.append((replace(board, first_strike_step_done=True) if steps else board, Step.REGULAR))
+    for on, step in steps:
+        for c in on.combatants:
+            ways = option_count(on, c.id, step)
+            if ways > CREATURE_OPTIONS_LIMIT:
+                raise refused(f"{c.id} may divide its damage in {ways:,} ways in the {step.value.replace('_', '-')} "
+                              f"step, more than the exhaustive search lists ({CREATURE_OPTIONS_LIMIT:,})")
     size = count_leaves(board)
     first_lines = count_first_step_lines(board)
     two_steps = Step.FIRST_STRIKE in damage_steps(board)
@@ -295,9 +309,6 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     stepwise = stepwise or (unbounded and two_steps)
     budget = PRUNED_LIMIT if unbounded and deadline is None else None
     lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
-
-    def refused(why: str) -> NotSupportedError:
-        return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
 
     if unbounded and size > SEARCH_LIMIT:
         raise refused(f"the board is too large for the exhaustive search ({lines}; more than {SEARCH_LIMIT:.0e})")
@@ -1223,18 +1234,25 @@ def _split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
     Damage beyond a creature's toughness is alike, except for a lifelink source whose damage dealt
     depends on where it goes (effects, 120.3f): then every split is distinct."""
     targets = [t for t, _ in cm.targets(s)]
+    return [{(s.id, t): n for t, n in zip(targets, split)} for split in _splits_of(cm, s)]
+
+
+def _splits_of(cm: CombatModel, s: Creature):
+    """:func:`_split_options` as tuples of amounts, in ``cm.targets(s)`` order, one by one."""
+    targets = [t for t, _ in cm.targets(s)]
     amount = amount_of(s)
     exact = Keyword.LIFELINK in s.keywords and not all(cm.identity((s.id, t)) for t in targets)
     caps = [amount] * len(targets) if exact else [cm.board.creature(t).toughness for t in targets]
-    return [{(s.id, t): n for t, n in zip(targets, split)} for split in _distinct_splits(amount, caps)]
+    return _distinct_splits(amount, caps)
 
 
 def _count_first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> int:
-    """How many replies :func:`_first_step_options` would list, without listing them."""
+    """How many replies :func:`_first_step_options` would list (past :data:`MAX_REPLIES`, a number
+    above it), without listing them."""
     total = 1
     for s in cm.sources(Step.FIRST_STRIKE):
         if cm.chooser[s.id] in players:
-            total *= len(_split_options(cm, s))
+            total *= sum(1 for _ in islice(_splits_of(cm, s), MAX_REPLIES + 1))
             if total > MAX_REPLIES:
                 break
     return total

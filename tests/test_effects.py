@@ -691,6 +691,23 @@ def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     assert info.value.field == "board" and "banding" in info.value.problem
 
 
+def test_a_creature_with_too_many_splits_for_the_searches_is_refused_even_with_a_time_limit(monkeypatch):
+    """The same kind of board with 3,000-power first strikers: one creature's damage alone has
+    4,504,502 ways to be divided among its three blockers (C(3002, 2) + 1 with assigning nothing).
+    The searches would list them before any time limit could stop them, so the board is refused with
+    the creature named, and without listing the other side's first-step replies either."""
+    from optimizer import NotSupportedError, bruteforce, solve
+
+    attackers = [attacker(f"a{i}", 3000, 3000, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
+    blockers = [blocker(f"b{i}", 4, 4000, [f"a{j}" for j in range(4)], *(["banding"] if i == 0 else []))
+                for i in range(3)]
+    board = make_board(*attackers, *blockers)
+    monkeypatch.setattr(bruteforce, "creature_options", None)  # never listed
+    with pytest.raises(NotSupportedError) as info:
+        solve(board, time_limit=0.5)
+    assert "ways" in info.value.problem and "more than the exhaustive search lists" in info.value.problem
+
+
 def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
     """The same board with a time limit: the searches run until then instead of refusing (the first
     step searched, each regular step solved by CP-SAT), and the line is legal; proven only if the
