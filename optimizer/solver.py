@@ -116,8 +116,9 @@ step past ``EXHAUSTIVE_LIMIT`` that it must search itself), the most lines the p
 search may reach, and, past both limits, the most regular steps it may solve with CP-SAT times
 ``REGULAR_STEP_COST``: counts, so the same board is always solved or always refused."""
 CREATURE_OPTIONS_LIMIT = 20_000
-"""Most ways one creature's damage may be divided (``option_count``) that the exhaustive fallback lists:
-it lists each creature's before it searches, which no time limit can interrupt."""
+"""Most ways one creature's damage may be divided (``option_count``) in a step the exhaustive fallback
+searches itself (the first-strike step; the regular step too unless CP-SAT solves it): it lists each
+creature's ways before it searches, which no time limit can interrupt."""
 SEARCH_LIMIT = 10**16
 """Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
 listing a single player's options can take longer than any time limit there."""
@@ -290,14 +291,6 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
 
-    steps = [(board, Step.FIRST_STRIKE)] if Step.FIRST_STRIKE in damage_steps(board) else []
-    steps.append((replace(board, first_strike_step_done=True) if steps else board, Step.REGULAR))
-    for on, step in steps:
-        for c in on.combatants:
-            ways = option_count(on, c.id, step)
-            if ways > CREATURE_OPTIONS_LIMIT:
-                raise refused(f"{c.id} may divide its damage in {ways:,} ways in the {step.value.replace('_', '-')} "
-                              f"step, more than the exhaustive search lists ({CREATURE_OPTIONS_LIMIT:,})")
     size = count_leaves(board)
     first_lines = count_first_step_lines(board)
     two_steps = Step.FIRST_STRIKE in damage_steps(board)
@@ -309,6 +302,15 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     stepwise = stepwise or (unbounded and two_steps)
     budget = PRUNED_LIMIT if unbounded and deadline is None else None
     lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
+    listed = [(board, Step.FIRST_STRIKE)] if two_steps else []  # whose options the search lists itself
+    if not stepwise:
+        listed.append((replace(board, first_strike_step_done=True) if two_steps else board, Step.REGULAR))
+    for on, step in listed:
+        for c in on.combatants:
+            ways = option_count(on, c.id, step)
+            if ways > CREATURE_OPTIONS_LIMIT:
+                raise refused(f"{c.id} may divide its damage in {ways:,} ways in the {step.value.replace('_', '-')} "
+                              f"step, more than the exhaustive search lists ({CREATURE_OPTIONS_LIMIT:,})")
 
     if unbounded and size > SEARCH_LIMIT:
         raise refused(f"the board is too large for the exhaustive search ({lines}; more than {SEARCH_LIMIT:.0e})")
