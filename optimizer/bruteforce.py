@@ -86,22 +86,20 @@ def player_options(board: Board, player: ObjectId, step: Step, announced: tuple[
     # 702.22j). So those are judged one by one, and the tramplers' only in whole combinations.
     coupled = {c.id for c in own if c.is_attacking and tramples(c) and banding_chooser(board, c) == c.controller}
     memo = {} if memo is None else memo
-    rows = []
+    # The tramplers' rows go last, each with its splits among its blockers alone first: those are
+    # always legal (510.1c), so every combination of the others' options meets a legal one at once,
+    # instead of running through all of the others' options for each illegal split of a trampler.
+    rows, trampler_rows = [], []
     for c in own:
         if c.id in coupled:
+            trampler_rows.append(sorted(creature_options(board, c.id, step),
+                                        key=lambda o: sum(a.amount for a in o if not board.is_creature(a.target))))
             continue
         if (c.id, step) not in memo:
             memo[(c.id, step)] = [o for o in creature_options(board, c.id, step)
                                   if not step_violations(board, step, normalize(o), {c.id})]
         rows.append(memo[(c.id, step)])
-    # The tramplers' rows last, each with its splits among its blockers alone first: those are always
-    # legal (510.1c), so every combination of the others' options meets a legal one at once, instead of
-    # running through all of the others' options for each illegal split of a trampler.
-    for c in own:
-        if c.id in coupled:
-            rows.append(sorted(creature_options(board, c.id, step),
-                               key=lambda o: sum(a.amount for a in o if not board.is_creature(a.target))))
-    for combo in product(*rows):
+    for combo in product(*rows, *trampler_rows):
         mine = tuple(a for part in combo for a in part)
         if coupled and any(v.source in coupled
                            for v in step_violations(board, step, normalize(announced + mine), coupled)):
@@ -117,13 +115,21 @@ def _step_lines(board: Board, step: Step) -> int:
     return total
 
 
+def step_boards(board: Board) -> list[tuple[Board, Step]]:
+    """Each damage step with the board its splits are counted on: the regular step as if everything
+    survived the first-strike step."""
+    if damage_steps(board) == (Step.REGULAR,):
+        return [(board, Step.REGULAR)]
+    return [(board, Step.FIRST_STRIKE), (replace(board, first_strike_step_done=True), Step.REGULAR)]
+
+
 def count_leaves(board: Board) -> int:
     """A bound on the search's size: every creature's split count in each step it may assign in
-    (the regular step counted as if everything survived the first-strike step)."""
-    steps = damage_steps(board)
-    if steps == (Step.REGULAR,):
-        return _step_lines(board, Step.REGULAR)
-    return count_first_step_lines(board) * _step_lines(replace(board, first_strike_step_done=True), Step.REGULAR)
+    (on :func:`step_boards`)."""
+    total = 1
+    for on, step in step_boards(board):
+        total *= _step_lines(on, step)
+    return total
 
 
 def count_first_step_lines(board: Board) -> int:

@@ -717,9 +717,7 @@ class CombatModel:
         creatures = [row[(s.id, t)] for t, r in targets if r == CREATURE]
         beyond = [t for t, r in targets if r != CREATURE]
         unblocked = self._bool(f"as_though_unblocked[{s.id}]")
-        normal_reach = _or(self, [available(t) for t, r in targets
-                                  if r == CREATURE or _tramples(s)])
-        unblocked_reach = _or(self, [available(t) for t in beyond])
+        normal_reach, unblocked_reach = self._mode_reach(s, available)
         assigns = _or(self, [_and(self, [unblocked, unblocked_reach]),
                              _and(self, [_not(unblocked), normal_reach])])
         self.model.add(sum(row.values()) == self._times(amount, assigns, amount_of(s)))
@@ -727,6 +725,14 @@ class CombatModel:
         if not _tramples(s):
             self._zero_unless(sum(row[(s.id, t)] for t in beyond), unblocked)
         return unblocked
+
+    def _mode_reach(self, s: Creature, available) -> tuple[Expr, Expr]:
+        """Whether a Thorn has something to assign to normally (its blockers, and past them with
+        trample) and as though unblocked (what it attacks, with trample over planeswalkers also its
+        controller), given ``available`` for each recipient."""
+        targets = self.targets(s)
+        return (_or(self, [available(t) for t, r in targets if r == CREATURE or _tramples(s)]),
+                _or(self, [available(t) for t, r in targets if r != CREATURE]))
 
     def first_step_trample(self, cells: Mapping[Cell, Expr]) -> None:
         """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage."""
@@ -938,8 +944,7 @@ class CombatModel:
             wanted = {t: policy.get((s.id, t), 0) for t, _ in targets}
             if self.two_modes(s) and not any(wanted.values()):
                 # Thorn assigning nothing: legal in a mode with nothing to assign to (as in _two_mode_total)
-                normal_reach = _or(self, [st.available(t) for t, r in targets if r == CREATURE or _tramples(s)])
-                unblocked_reach = _or(self, [st.available(t) for t, r in targets if r != CREATURE])
+                normal_reach, unblocked_reach = self._mode_reach(s, st.available)
                 parts.append(_or(self, [_equals(self, st.effective_power(s), 0), _not(normal_reach),
                                         _not(unblocked_reach)]))
                 continue

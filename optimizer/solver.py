@@ -286,7 +286,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     boards; on larger boards with two damage steps, the first-strike step only, each regular step
     solved on the board it begins with (a one-step board, which the encoding may well model). Past
     ``deadline`` the search finishes on first options only and the answer is not proven."""
-    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves, option_count
+    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves, option_count, step_boards
 
     def refused(why: str) -> NotSupportedError:
         return NotSupportedError("board", f"{reason}: the CP-SAT encoding does not model this yet, and {why}")
@@ -302,10 +302,9 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     stepwise = stepwise or (unbounded and two_steps)
     budget = PRUNED_LIMIT if unbounded and deadline is None else None
     lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
-    listed = [(board, Step.FIRST_STRIKE)] if two_steps else []  # whose options the search lists itself
-    if not stepwise:
-        listed.append((replace(board, first_strike_step_done=True) if two_steps else board, Step.REGULAR))
-    for on, step in listed:
+    for on, step in step_boards(board):
+        if step is Step.REGULAR and stepwise:
+            continue  # CP-SAT solves each regular step: the search lists only the first step's options
         for c in on.combatants:
             ways = option_count(on, c.id, step)
             if ways > CREATURE_OPTIONS_LIMIT:
