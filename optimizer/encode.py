@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from itertools import count
-from typing import Mapping, Sequence, Union
+from typing import Iterable, Mapping, Sequence, Union
 
 from ortools.sat.python import cp_model, cp_model_helper
 
@@ -139,7 +139,26 @@ class Term:
             self.parts.append((coef, expr))
 
     def expr(self) -> Expr:
-        return sum((coef * e for coef, e in self.parts), 0)
+        return linear(self.parts)
+
+
+def linear(pairs: Iterable[tuple[int, Expr]]) -> Expr:
+    """``sum(coef * expr)`` as one flat expression (an int when every ``expr`` is one)."""
+    const = 0
+    coefs: list[int] = []
+    exprs: list[Expr] = []
+    for coef, e in pairs:
+        if isinstance(e, int):
+            const += coef * e
+        elif coef:
+            coefs.append(coef)
+            exprs.append(e)
+    if not exprs:
+        return const
+    if const:
+        coefs.append(1)
+        exprs.append(const)
+    return cp_model.LinearExpr.weighted_sum(exprs, coefs)
 
 
 MAX_UNSTABLE = 3
@@ -162,6 +181,8 @@ class _View:
     fate: dict[ObjectId, set[ObjectId]]
     sources: dict[Step, list[Creature]]
     coupled: frozenset[ObjectId]
+    damaged_by: dict[ObjectId, ObjectId] = field(default_factory=dict)
+    """A cache of :meth:`CombatModel.damaged_by` in this view."""
 
 
 @dataclass
@@ -291,6 +312,8 @@ class CombatModel:
             chooser = {c.id: self._find_chooser(c, gone) for c in self.combatants}
             targets = {c.id: self._find_targets(c, chooser[c.id]) for c in self.combatants}
             sources = {step: self._find_sources(step, targets) for step in Step}
+            if gone:  # the first-strike step is always as combat begins
+                sources[Step.FIRST_STRIKE] = self.view(frozenset()).sources[Step.FIRST_STRIKE]
             # First-strike damage reaches every part through the state; a source with one recipient
             # and one way to assign (see :meth:`passive`) has nothing to divide.
             fate: dict[ObjectId, set[ObjectId]] = {}
@@ -307,10 +330,8 @@ class CombatModel:
         view = self.view(gone)
         self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
         self.coupled_fates = view.coupled
-        self._damaged_by: dict[ObjectId, ObjectId] = {}
-        self._sources = dict(view.sources)
-        if gone:  # the first-strike step is always as combat begins
-            self._sources[Step.FIRST_STRIKE] = self.view(frozenset()).sources[Step.FIRST_STRIKE]
+        self._damaged_by = view.damaged_by
+        self._sources = view.sources
 
     def _find_chooser(self, c: Creature, gone: frozenset[ObjectId] = frozenset()) -> ObjectId:
         """702.22j: the defending player divides the damage of an attacker blocked by a creature with
@@ -1193,6 +1214,8 @@ class CombatModel:
         """The least and greatest value of ``expr`` over its variables' domains (None if unknown)."""
         if _is_const(expr):
             return expr, expr
+        if type(expr) is cp_model.IntVar:
+            return self._domains.get(expr.index)
         flat = cp_model_helper.FlatIntExpr(expr)
         lo = hi = flat.offset
         for v, c in zip(flat.vars, flat.coeffs):
@@ -1302,7 +1325,18 @@ def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[Object
     values = [v for _, v in pairs] if only is None else [v for s, v in pairs if s in only]
     if len(values) == 1:
         return values[0]
-    return sum(values, 0)
+    const = 0
+    live = []
+    for v in values:
+        if isinstance(v, int):
+            const += v
+        else:
+            live.append(v)
+    if not live:
+        return const
+    if const:
+        live.append(const)
+    return live[0] if len(live) == 1 else cp_model.LinearExpr.sum(live)
 
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
@@ -1398,6 +1432,8 @@ class _State:
 
     def final_death(self, c: Creature, cells: Mapping[Cell, Expr]) -> Expr:
         """Whether ``c`` is gone after the second step dealt ``cells`` (damage dealt)."""
+        if isinstance(cells, _Indexed) and c.id not in cells.to:
+            return self.dead[c.id]  # nothing more reaches it
         cm = self.cm
         incoming = self.incoming[c.id] + _sum_to(cells, c.id)
         counters = self.counters[c.id] + _sum_to(cells, c.id, cm.counter_sources)

@@ -283,23 +283,30 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
         if blocking != c.blocking:
             changes["blocking"] = blocking
         creatures.append(replace(c, **changes) if changes else c)  # unchanged objects are shared
-    players = tuple(replace(p, life=outcome.players[p.id].life, poison=outcome.players[p.id].poison,
-                            commander_damage=outcome.players[p.id].commander_damage,
-                            in_game=p.in_game and p.id not in lost)
+    players = tuple(_changed(p, life=outcome.players[p.id].life, poison=outcome.players[p.id].poison,
+                             commander_damage=outcome.players[p.id].commander_damage,
+                             in_game=p.in_game and p.id not in lost)
                     for p in board.players)
-    effects = tuple(replace(e, amount=e.amount - outcome.shields_used.get(i, 0)) if e.is_shield else e
+    effects = tuple(_changed(e, amount=e.amount - outcome.shields_used.get(i, 0)) if e.is_shield else e
                     for i, e in enumerate(board.effects))  # a shield's capacity carries over (615.7)
     planeswalkers = tuple(
-        replace(w, loyalty=outcome.planeswalkers[w.id],
-                removed_from_combat=w.removed_from_combat or w.id in gone or w.controller in lost)
+        _changed(w, loyalty=outcome.planeswalkers[w.id],
+                 removed_from_combat=w.removed_from_combat or w.id in gone or w.controller in lost)
         for w in board.planeswalkers)
     battles = tuple(
-        replace(b, defense=outcome.battles[b.id],
-                removed_from_combat=(b.removed_from_combat or b.id in gone or b.protector in lost
-                                     or b.controller in lost))
+        _changed(b, defense=outcome.battles[b.id],
+                 removed_from_combat=(b.removed_from_combat or b.id in gone or b.protector in lost
+                                      or b.controller in lost))
         for b in board.battles)
     return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
                  first_strike_step_done=True, effects=effects)
+
+
+def _changed(obj: Any, **fields: Any) -> Any:
+    """``obj`` with ``fields`` (itself when none of them changes: unchanged objects are shared)."""
+    if all(getattr(obj, k) == v for k, v in fields.items()):
+        return obj
+    return replace(obj, **fields)
 
 
 def _combine(board: Board, first: Outcome, second: Outcome) -> Outcome:

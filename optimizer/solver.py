@@ -65,7 +65,7 @@ from .assignment import Assignment, Step, normalize
 from .board import Board, Creature, Keyword, ObjectId
 from .check import check
 from .dealing import DealingChoice, cell_effects
-from .encode import Cell, CombatModel, Expr, Term, amount_of
+from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome, damage_steps, first_step
@@ -1080,14 +1080,15 @@ class _Game:
         return sum((self._scalar_expr(part) for part in sc.parts.values()), 0) if self.combine else None
 
     def _scalar_expr(self, part: Mapping[str, Term]) -> Expr:
-        return sum((w * part[n].expr() for w, n in zip(self.weights, self.names)), 0)
+        return linear((w * coef, e) for w, n in zip(self.weights, self.names) for coef, e in part[n].parts)
 
     def _stages(self, signed_parts: list[tuple[int, Mapping[str, Term]]]) -> list[Expr]:
         """Expressions to maximize in turn: one weighted sum, or one per objective if too wide."""
-        per_objective = [sum((sign * part[n].expr() for sign, part in signed_parts), 0) for n in self.names]
         if self.combine:
-            return [sum((w * e for w, e in zip(self.weights, per_objective)), 0)]
-        return per_objective
+            return [linear((w * sign * coef, e) for w, n in zip(self.weights, self.names)
+                           for sign, part in signed_parts for coef, e in part[n].parts)]
+        return [linear((sign * coef, e) for sign, part in signed_parts for coef, e in part[n].parts)
+                for n in self.names]
 
     def _optimize(self, cm: CombatModel, stages: list[Expr], cells: Mapping[Any, Expr],
                   total: Expr | None) -> tuple[dict[Any, int], int | None]:
