@@ -35,7 +35,13 @@ def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
     """Objective names from a list or a comma-separated string; None gives :data:`DEFAULT_OBJECTIVE`."""
     if objective is None:
         return DEFAULT_OBJECTIVE
-    names = [n.strip() for n in objective.split(",")] if isinstance(objective, str) else list(objective)
+    if isinstance(objective, str):
+        names = [n.strip() for n in objective.split(",")]
+    elif isinstance(objective, (list, tuple)):
+        names = list(objective)
+    else:
+        raise InvalidRequestError("objective", "expected a list of objective names or a comma-separated "
+                                  f"string, got {type(objective).__name__}")
     if not names or any(not isinstance(n, str) or not n for n in names):
         raise InvalidRequestError("objective", "expected a non-empty list of objective names")
     for name in names:

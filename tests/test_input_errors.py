@@ -537,6 +537,14 @@ def test_cli_error_is_one_line_even_if_the_field_name_has_a_newline(
     assert len(err.strip("\n").split("\n")) == 1, err
 
 
+@pytest.mark.parametrize("objective", [5, {"kills": 1}, {"kills"}, b"kills"], ids=["number", "dict", "set", "bytes"])
+def test_solve_api_rejects_an_objective_that_is_not_a_list_or_a_string(objective: Any) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        solve(base_board(), objective=objective)
+    assert info.value.field == "objective"
+    assert "list" in str(info.value)
+
+
 # --------------------------------------------------------------------------------------------------
 # Valid input in odd spellings is accepted
 # --------------------------------------------------------------------------------------------------
