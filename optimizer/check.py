@@ -218,6 +218,9 @@ def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:
 def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
     if damage_amount(creature) <= 0:
         return f": it assigns no combat damage ({damage_amount(creature)}, 510.1a)"
+    if board.get(target) is None:  # only on the board the first-strike step leaves
+        return (f": {target} is gone after the first-strike step (destroyed, or with a player who left the "
+                "game; 510.4, 704.5, 800.4a)")
     if creature.is_blocking:
         return f": it blocks only {', '.join(creature.blocking)}"
     if banding_chooser(board, creature) != creature.controller:
@@ -229,6 +232,9 @@ def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
     if board.is_planeswalker(attacked) and board.is_player(target) and board.controller_of(attacked) == target:
         return f": it attacks planeswalker {attacked} and lacks trample over planeswalkers"
     if creature.blocked and target == attacked:
+        if len(assignment_modes(board, creature)) > 1:
+            return (f": it is blocked and has no trample; as though it weren't blocked it assigns all of its "
+                    f"damage to {attacked} and none to its blockers, never a split")
         return ": it is blocked and has no trample"
     blockers = board.blockers_of(creature.id)
     return f": it {'is blocked by ' + ', '.join(blockers) if blockers else 'attacks ' + str(attacked)}"

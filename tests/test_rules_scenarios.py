@@ -1100,6 +1100,20 @@ def test_704_5g_marked_damage_on_attacker_counts_for_survivors() -> None:
     assert result.objective == {"survivors": 0, "kills": 1}
 
 
+def test_510_4_regular_damage_to_a_blocker_destroyed_in_the_first_strike_step_names_why() -> None:
+    """510.4: a 3/3 double-strike trampler kills its 2/2 blocker in the first-strike step (2 to it, 1
+    past); in the regular step the blocker is gone, so all 3 go to B (702.19d: blocked, no blockers
+    left, trample). Assigning to the destroyed blocker is illegal, and the message says it is gone."""
+    board = make_board(attacker("a", 3, 3, "B", "double strike", "trample"), blocker("b", 2, 2, "a"))
+    first = [{"step": "first_strike", "source": "a", "target": "b", "amount": 2},
+             {"step": "first_strike", "source": "a", "target": "B", "amount": 1}]
+    assert check_line(board, *first, dmg("a", "B", 3)).legal
+    result = check_line(board, *first, dmg("a", "b", 3))
+    assert not result.legal
+    assert any(v.source == "a" and "b is gone after the first-strike step" in v.message
+               for v in result.violations), [str(v) for v in result.violations]
+
+
 def test_510_4_first_strike_outside_combat_is_fine() -> None:
     """510.4 only concerns creatures in combat: a first striker that neither attacks nor blocks is accepted."""
     board = make_board(attacker("a1", 2, 2), {"id": "fs", "controller": "B", "power": 2, "toughness": 2,

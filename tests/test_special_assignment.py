@@ -139,3 +139,14 @@ def test_thorn_whose_blockers_left_may_spare_a_player_for_the_decider_s_opponent
     result = solved(board, ["lethal", "kills"], "C")
     assert result.objective == {"lethal": 0, "kills": 2}
     assert not any(a.source == "a2" for a in result.assignments)
+
+
+def test_thorn_split_is_rejected_with_the_all_or_nothing_reason():
+    """A blocked 5/5 Thorn splitting 2 to its 2/2 blocker and 3 to B breaks both ways: normally it
+    cannot reach B (510.1c, no trample), as though unblocked it cannot reach the blocker. The message
+    says why the way around it is not a split."""
+    board = make_board(attacker("t", 5, 5, "B", **THORN), blocker("b", 2, 2, "t"))
+    result = check_line(board, dmg("t", "b", 2), dmg("t", "B", 3), dmg("b", "t", 2))
+    assert not result.legal
+    messages = [v.message for v in result.violations if v.source == "t"]
+    assert messages and any("never a split" in m and "all of its damage to B" in m for m in messages), messages
