@@ -827,10 +827,11 @@ class CombatModel:
         self._use_view(sc.gone)
         try:
             mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
-            legal = self._policy_legal(player, policy, st) if any(s.attacking is not None for s in mine) else None
+            legal = self._policy_legal(player, policy, st) if any(s.attacking is not None for s in mine) else {}
             cells: dict[Cell, Expr] = {}
             for s in mine:
-                cells.update(self._policy_cells(s, self.targets(s), st.effective_power(s), st, policy, legal))
+                cells.update(self._policy_cells(s, self.targets(s), st.effective_power(s), st, policy,
+                                                legal.get(s.id)))
             sc.policy_cells[(player, j)] = cells
             sc.parts[(player, j)] = self._part(st, player, cells, sc.active_cells)
         finally:
@@ -862,7 +863,7 @@ class CombatModel:
                   policies: Mapping[ObjectId, Sequence[Mapping[Cell, int] | None]],
                   gone: frozenset[ObjectId]) -> Scenario:
         b = self.board
-        joint: dict[tuple[ObjectId, int], Expr] = {}
+        joint: dict[tuple[ObjectId, int], dict[ObjectId, Expr]] = {}
         for player, plist in policies.items():
             if player not in free and any(self.chooser[s.id] == player and s.attacking is not None
                                           for s in self.sources(Step.REGULAR)):
@@ -887,7 +888,7 @@ class CombatModel:
             else:
                 for j, policy in enumerate(policies.get(chooser, [None])):
                     copies[(chooser, j)].update(self._policy_cells(s, targets, power, st, policy,
-                                                                   joint.get((chooser, j))))
+                                                                   joint.get((chooser, j), {}).get(s.id)))
         # trample in the second step (attackers are always free)
         attacker_cells = copies.get(b.active_player, {})
         for s in self.sources(Step.REGULAR):
@@ -943,11 +944,52 @@ class CombatModel:
             self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
         return row
 
-    def _policy_legal(self, player: ObjectId, policy: Mapping[Cell, int], st: "_State") -> Expr:
-        """Whether ``player``'s whole second-step ``policy`` is legal on the state ``st``: all of each
-        creature's damage to recipients still there (510.1a-c), Thorn's all-or-nothing, and trample's
-        lethal damage to every blocker still there (702.19b-c) counting all of ``player``'s damage."""
+    def policy_units(self, player: ObjectId) -> list[list[Creature]]:
+        """``player``'s regular-step sources in groups that share no creature or planeswalker they may
+        damage (connected components): whether one group's assignment is legal never depends on
+        another's. Trample's lethal damage counts all damage assigned to the creature's blockers
+        (702.19b), trample over planeswalkers all damage assigned to the planeswalker (702.19c);
+        damage to a player or a battle asks nothing of other damage."""
         mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
+        group: dict[ObjectId, int] = {}  # creature or planeswalker -> unit index
+        units: list[list[Creature]] = []
+        links = {s.id: [t for t, r in self.targets(s) if r == CREATURE or self.board.is_planeswalker(t)]
+                 + ([s.attacking] if s.attacking is not None and self.board.is_planeswalker(s.attacking) else [])
+                 for s in mine}
+        for s in mine:
+            found = sorted({group[t] for t in links[s.id] if t in group})
+            if not found:
+                units.append([s])
+                k = len(units) - 1
+            else:
+                k = found[0]
+                units[k].append(s)
+                for other in found[1:]:  # merge the later units into the first
+                    units[k].extend(units[other])
+                    for t, u in group.items():
+                        if u == other:
+                            group[t] = k
+                    units[other] = []
+            for t in links[s.id]:
+                group[t] = k
+        order = {s.id: i for i, s in enumerate(mine)}
+        return [sorted(u, key=lambda c: order[c.id]) for u in units if u]
+
+    def _policy_legal(self, player: ObjectId, policy: Mapping[Cell, int], st: "_State") -> dict[ObjectId, Expr]:
+        """For each of ``player``'s regular-step sources, whether its unit's part of ``policy`` (see
+        :meth:`policy_units`) is legal on the state ``st``: a policy is followed unit by unit, each
+        unit's part where it is legal, else that unit's default."""
+        out: dict[ObjectId, Expr] = {}
+        for unit in self.policy_units(player):
+            legal = self._unit_legal(unit, policy, st)
+            out.update((s.id, legal) for s in unit)
+        return out
+
+    def _unit_legal(self, mine: list[Creature], policy: Mapping[Cell, int], st: "_State") -> Expr:
+        """Whether the part of a second-step ``policy`` of the sources ``mine`` (a unit of
+        :meth:`policy_units`) is legal on the state ``st``: all of each creature's damage to recipients
+        still there (510.1a-c), Thorn's all-or-nothing, and trample's lethal damage to every blocker
+        still there (702.19b-c) counting all of the unit's damage."""
         dealt_to: dict[ObjectId, Expr] = {}
         deathtouch: dict[ObjectId, list[Expr]] = {}
         for s in mine:

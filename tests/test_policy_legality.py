@@ -1,12 +1,13 @@
 """The encoding's second-step policies against the rules layer's legal assignments.
 
-The refinement's models give a player's regular step as fixed assignments ("policies"), each used
-where it is legal on the state the first-strike step left, else a default. Its bounds are only sound
-if the encoding judges a policy legal exactly when the checker does: a legal play judged illegal
-weakens a bound until the refinement cannot converge; an illegal one judged legal makes a bound a
-player could not reach. So on random boards, after first steps taken from the reference search's move
+The refinement's models give a player's regular step as fixed assignments ("policies"), each
+independent part of one used where it is legal on the state the first-strike step left, else a
+default. Its bounds are only sound if the encoding judges a policy legal exactly when the checker
+does: a legal play judged illegal weakens a bound until the refinement cannot converge; an illegal
+one judged legal makes a bound a player could not reach. So on random boards, after first steps taken from the reference search's move
 generator, every legal regular-step assignment of the active player (510.1, 702.19, Thorn's two ways)
-must be followed as given, and assignments the checker rejects must fall back to the default.
+must be followed as given, and each independent part of one that the checker rejects must fall back to
+its default.
 """
 
 from __future__ import annotations
@@ -84,10 +85,32 @@ def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
             assert_policies_follow_the_checker(probe, first, later, player)
 
 
+def independent_units(board, recipients: dict[str, list[str]]) -> list[set[str]]:
+    """The sources in groups linked by a creature or planeswalker that two of them may damage (or, for
+    a planeswalker, that one attacks): trample's lethal damage to a blocker counts every creature's
+    damage to it (702.19b), trample over planeswalkers every damage to the planeswalker (702.19c);
+    nothing else makes one creature's assignment legal or not by another's."""
+    def links(s: str) -> set[str]:
+        out = {t for t in recipients[s] if board.is_creature(t) or board.is_planeswalker(t)}
+        attacked = board.creature(s).attacking
+        return out | ({attacked} if attacked is not None and board.is_planeswalker(attacked) else set())
+
+    units: list[tuple[set[str], set[str]]] = []  # (sources, what links them)
+    for s in recipients:
+        mine, linked = {s}, links(s)
+        for unit in [u for u in units if u[1] & linked]:
+            units.remove(unit)
+            mine |= unit[0]
+            linked |= unit[1]
+        units.append((mine, linked))
+    return [sources for sources, _ in units]
+
+
 def assert_policies_follow_the_checker(probe: CombatModel, first, later, player: str) -> None:
-    """``player``'s regular-step policies after ``first``: for a player with attackers the whole
-    assignment is followed when it is legal (trample counts all of its damage, 702.19b), else the
-    default; for a player who only blocks, each creature's part on its own (510.1d)."""
+    """``player``'s regular-step policies after ``first``: for a player with attackers, each group of
+    creatures whose legality is linked (:func:`independent_units`) follows its part of the assignment
+    when that part is legal (trample counts all of the group's damage, 702.19b), else its default; for
+    a player who only blocks, each creature's part on its own (510.1d)."""
     plans = list(islice(player_options(later, player, Step.REGULAR, ()), PLANS))
     assert plans, "every combat step has a legal assignment"
     cm = probe.fresh()
@@ -112,9 +135,9 @@ def assert_policies_follow_the_checker(probe: CombatModel, first, later, player:
         line = normalize(Assignment(Step.REGULAR, s, t, n) for (s, t), n in policy.items() if n and s in sources)
         return step_violations(later, Step.REGULAR, line, sources)
 
+    units = independent_units(probe.board, recipients) if whole else [{s} for s in recipients]
     for j, policy in enumerate(policies, start=1):
         followed = sc.policy_cells[(player, j)]
-        units = [set(recipients)] if whole else [{s} for s in recipients]
         for unit in units:
             keys = [(s, t) for s in unit for t in recipients[s]]
             got = {k: followed[k] for k in keys}
