@@ -769,8 +769,8 @@ class CombatModel:
         ``free`` players' damage as variables and each other player's damage following each of its
         ``policies`` (None: every creature puts all its damage on its first available recipient;
         a mapping: that assignment where it is legal, else the default; for a player with attackers
-        the whole assignment must be legal, trample's lethal damage included, for a player who only
-        blocks each creature's part on its own), and the objective parts.
+        unit by unit (:meth:`policy_units`), each unit's part where it is legal, trample's lethal damage
+        included, for a player who only blocks each creature's part on its own), and the objective parts.
         """
         return self._scenario_on(_State(self, first), first, free, policies)
 
