@@ -945,17 +945,21 @@ class CombatModel:
         return row
 
     def policy_units(self, player: ObjectId) -> list[list[Creature]]:
-        """``player``'s regular-step sources in groups that share no creature or planeswalker they may
-        damage (connected components): whether one group's assignment is legal never depends on
-        another's. Trample's lethal damage counts all damage assigned to the creature's blockers
-        (702.19b), trample over planeswalkers all damage assigned to the planeswalker (702.19c);
-        damage to a player or a battle asks nothing of other damage."""
+        """``player``'s regular-step sources in groups whose assignments' legality never depends on
+        another group's (connected components): another creature's damage counts only toward a
+        trampler's lethal damage to its blockers (702.19b) and toward the loyalty of the planeswalker
+        a creature with trample over planeswalkers attacks (702.19c), so sources are linked by those
+        creatures and planeswalkers when both may damage them."""
         mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
-        group: dict[ObjectId, int] = {}  # creature or planeswalker -> unit index
+        shared: set[ObjectId] = set()  # what other damage can make an assignment legal or not
+        for s in mine:
+            if s.attacking is not None and _tramples(s):
+                shared.update(t for t, r in self.targets(s) if r == CREATURE)
+            if any(r == CONTROLLER for _, r in self.targets(s)):
+                shared.add(s.attacking)
+        links = {s.id: [t for t, _ in self.targets(s) if t in shared] for s in mine}
+        group: dict[ObjectId, int] = {}  # linking creature or planeswalker -> unit index
         units: list[list[Creature]] = []
-        links = {s.id: [t for t, r in self.targets(s) if r == CREATURE or self.board.is_planeswalker(t)]
-                 + ([s.attacking] if s.attacking is not None and self.board.is_planeswalker(s.attacking) else [])
-                 for s in mine}
         for s in mine:
             found = sorted({group[t] for t in links[s.id] if t in group})
             if not found:
@@ -985,11 +989,13 @@ class CombatModel:
             out.update((s.id, legal) for s in unit)
         return out
 
-    def _unit_legal(self, mine: list[Creature], policy: Mapping[Cell, int], st: "_State") -> Expr:
-        """Whether the part of a second-step ``policy`` of the sources ``mine`` (a unit of
+    def _unit_legal(self, unit: list[Creature], policy: Mapping[Cell, int], st: "_State") -> Expr:
+        """Whether the part of a second-step ``policy`` of the sources ``unit`` (one of
         :meth:`policy_units`) is legal on the state ``st``: all of each creature's damage to recipients
         still there (510.1a-c), Thorn's all-or-nothing, and trample's lethal damage to every blocker
-        still there (702.19b-c) counting all of the unit's damage."""
+        still there (702.19b-c) counting the unit's damage, which is all of the player's damage to
+        those blockers and planeswalkers."""
+        mine = unit
         dealt_to: dict[ObjectId, Expr] = {}
         deathtouch: dict[ObjectId, list[Expr]] = {}
         for s in mine:

@@ -4,10 +4,10 @@ The refinement's models give a player's regular step as fixed assignments ("poli
 independent part of one used where it is legal on the state the first-strike step left, else a
 default. Its bounds are only sound if the encoding judges a policy legal exactly when the checker
 does: a legal play judged illegal weakens a bound until the refinement cannot converge; an illegal
-one judged legal makes a bound a player could not reach. So on random boards, after first steps taken from the reference search's move
-generator, every legal regular-step assignment of the active player (510.1, 702.19, Thorn's two ways)
-must be followed as given, and each independent part of one that the checker rejects must fall back to
-its default.
+one judged legal makes a bound a player could not reach. So on random boards, after first steps
+taken from the reference search's move generator, every legal regular-step assignment of the active
+player (510.1, 702.19, Thorn's two ways) must be followed as given, each independent part of one
+that the checker rejects must fall back to its default, and every play a policy makes must be legal.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from optimizer.bruteforce import player_options
 from optimizer.check import step_violations
 from optimizer.dealing import DealingChoice
 from optimizer.encode import CombatModel, _State
-from optimizer.rules import damage_amount, damage_steps, first_step, possible_recipients
+from optimizer.rules import damage_amount, damage_steps, first_step, possible_recipients, tramples
 
 FIRST_STEPS = 12
 """First-strike lines tried per board (the first ones the move generator gives, in turn order)."""
@@ -86,18 +86,22 @@ def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
 
 
 def independent_units(board, recipients: dict[str, list[str]]) -> list[set[str]]:
-    """The sources in groups linked by a creature or planeswalker that two of them may damage (or, for
-    a planeswalker, that one attacks): trample's lethal damage to a blocker counts every creature's
-    damage to it (702.19b), trample over planeswalkers every damage to the planeswalker (702.19c);
-    nothing else makes one creature's assignment legal or not by another's."""
-    def links(s: str) -> set[str]:
-        out = {t for t in recipients[s] if board.is_creature(t) or board.is_planeswalker(t)}
-        attacked = board.creature(s).attacking
-        return out | ({attacked} if attacked is not None and board.is_planeswalker(attacked) else set())
-
+    """The sources in groups linked by what two of them may damage where other damage matters: a
+    trampler's blockers, whose lethal damage counts every creature's damage to them (702.19b), and a
+    planeswalker whose attacker has trample over planeswalkers, whose loyalty counts every damage to
+    it (702.19c). Nothing else makes one creature's assignment legal or not by another's."""
+    shared: set[str] = set()
+    for s, targets in recipients.items():
+        creature = board.creature(s)
+        if creature.attacking is not None and tramples(creature):
+            shared |= {t for t in targets if board.is_creature(t)}
+        attacked = creature.attacking
+        if (attacked is not None and board.is_planeswalker(attacked)
+                and board.controller_of(attacked) in targets):  # trample over planeswalkers
+            shared.add(attacked)
     units: list[tuple[set[str], set[str]]] = []  # (sources, what links them)
-    for s in recipients:
-        mine, linked = {s}, links(s)
+    for s, targets in recipients.items():
+        mine, linked = {s}, set(targets) & shared
         for unit in [u for u in units if u[1] & linked]:
             units.remove(unit)
             mine |= unit[0]
@@ -138,6 +142,7 @@ def assert_policies_follow_the_checker(probe: CombatModel, first, later, player:
     units = independent_units(probe.board, recipients) if whole else [{s} for s in recipients]
     for j, policy in enumerate(policies, start=1):
         followed = sc.policy_cells[(player, j)]
+        assert not violations(followed, set(recipients)), (player, first, policy, followed)  # a legal play
         for unit in units:
             keys = [(s, t) for s in unit for t in recipients[s]]
             got = {k: followed[k] for k in keys}
