@@ -33,11 +33,11 @@ every other player minimizes them. Three cases:
   replies (one copy of the second step per reply) and of responder second-step replies (each a
   fixed assignment, used where legal, else a default). Each master solution is verified exactly by
   a second, inner refinement: a model picks the responders' first-step reply and second step against
-  a growing set of the active side's second-step plans (each group of its creatures that share a
-  creature or planeswalker they may damage playing its part where legal: a bound), and solving the
-  second step exactly after that reply either meets the bound or yields a new plan; once its rounds took more
-  CP-SAT work (deterministic time) than solving the second step after each reply left is likely to,
-  it enumerates the replies instead. (With players after the
+  a growing set of the active side's second-step plans (each group of its creatures whose legality
+  is linked, by a trampler's blockers or a planeswalker, playing its part where legal: a bound), and
+  solving the second step exactly after that reply either meets the bound or yields a new plan; once
+  its rounds took more CP-SAT work (deterministic time) than solving the second step after each reply
+  left is likely to, it enumerates the replies instead. (With players after the
   responders on the active side, multiplayer only, verification enumerates the responders' distinct
   replies instead: damage beyond a creature's toughness is all alike. So it does when the defender's
   first-step reply decides whether a creature with banding survives to divide damage in the regular
