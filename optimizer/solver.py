@@ -85,12 +85,6 @@ ENUMERATED_REPLIES = 5_000
 """Most first-step replies of the players against the active side enumerated when they decide whether
 a creature with banding survives to divide damage in the regular step, or when the regular step has
 creatures whose damage both sides divide (each reply then needs its own refinement)."""
-LINEARIZED_WORK = 8
-"""How much the deterministic time of a solve with the linear relaxation counts as work (``_Game.work``).
-CP-SAT counts those solves' time low against others' (on large boards' verification models about
-half as much per second of wall time as on their second steps), and the verification's rent-or-buy
-rule compares the two. Measured on the large benchmark boards: from 4 on, boards 8 and 11 are proven
-(2 is too little), 16 loses board 23; 8 kept."""
 ENUMERATED_VERIFICATION = 1
 """Most responder first-step replies for which the refinement verifies a first step by solving the
 second step after each reply instead of with a verification model (``_Game._verify_by_plans``): with
@@ -457,8 +451,7 @@ class _Game:
         that decides more than its own part: creatures whose damage both players divide, or its
         lifelink blockers' gain deciding whether it loses (two steps; one step has its own solve)."""
         self.work = 0.0
-        """CP-SAT's deterministic time spent so far, solves with the linear relaxation weighted by
-        :data:`LINEARIZED_WORK` (a measure of work that does not vary by run)."""
+        """CP-SAT's deterministic time spent so far (a measure of work that does not vary by run)."""
         self.plans: list[dict[Cell, int]] = []
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
@@ -1139,8 +1132,7 @@ class _Game:
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
-        linearized = bounded and len(model.proto.variables) >= self.settings.maxmin_linearization_from
-        if linearized:
+        if bounded and len(model.proto.variables) >= self.settings.maxmin_linearization_from:
             solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
         status = solver.solve(model)
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
@@ -1157,7 +1149,7 @@ class _Game:
             self.proven = False
             return None
         self.proven &= status == cp_model.OPTIMAL
-        self.work += solver.response_proto.deterministic_time * (LINEARIZED_WORK if linearized else 1)
+        self.work += solver.response_proto.deterministic_time
         return solver
 
     def unproven_reason(self) -> str:
