@@ -155,6 +155,8 @@ def linear(pairs: Iterable[tuple[int, Expr]]) -> Expr:
             exprs.append(e)
     if not exprs:
         return const
+    if len(exprs) == 1 and coefs[0] == 1 and not const:
+        return exprs[0]  # a one-term sum is the term itself
     if const:
         coefs.append(1)
         exprs.append(const)
@@ -183,6 +185,8 @@ class _View:
     coupled: frozenset[ObjectId]
     damaged_by: dict[ObjectId, ObjectId] = field(default_factory=dict)
     """A cache of :meth:`CombatModel.damaged_by` in this view."""
+    units: dict[ObjectId, list[list[Creature]]] = field(default_factory=dict)
+    """A cache of :meth:`CombatModel.policy_units` in this view."""
 
 
 @dataclass
@@ -331,6 +335,7 @@ class CombatModel:
         self.chooser, self._targets, self._fate_deciders = view.chooser, view.targets, view.fate
         self.coupled_fates = view.coupled
         self._damaged_by = view.damaged_by
+        self._units = view.units
         self._sources = view.sources
 
     def _find_chooser(self, c: Creature, gone: frozenset[ObjectId] = frozenset()) -> ObjectId:
@@ -950,6 +955,11 @@ class CombatModel:
         trampler's lethal damage to its blockers (702.19b) and toward the loyalty of the planeswalker
         a creature with trample over planeswalkers attacks (702.19c), so sources are linked by those
         creatures and planeswalkers when both may damage them."""
+        if player not in self._units:
+            self._units[player] = self._find_units(player)
+        return self._units[player]
+
+    def _find_units(self, player: ObjectId) -> list[list[Creature]]:
         mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
         shared: set[ObjectId] = set()  # what other damage can make an assignment legal or not
         for s in mine:
@@ -995,10 +1005,9 @@ class CombatModel:
         still there (510.1a-c), Thorn's all-or-nothing, and trample's lethal damage to every blocker
         still there (702.19b-c) counting the unit's damage, which is all of the player's damage to
         those blockers and planeswalkers."""
-        mine = unit
         dealt_to: dict[ObjectId, Expr] = {}
         deathtouch: dict[ObjectId, list[Expr]] = {}
-        for s in mine:
+        for s in unit:
             targets = self.targets(s)
             for t, _ in targets:
                 n = st.effective_power(s) if self.passive(s) else policy.get((s.id, t), 0)
@@ -1006,7 +1015,7 @@ class CombatModel:
                 if Keyword.DEATHTOUCH in s.keywords:
                     deathtouch.setdefault(t, []).append(_at_least(self, n, 1))
         parts: list[Expr] = []
-        for s in mine:
+        for s in unit:
             targets = self.targets(s)
             if self.passive(s):
                 continue
@@ -1373,18 +1382,7 @@ def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[Object
     values = [v for _, v in pairs] if only is None else [v for s, v in pairs if s in only]
     if len(values) == 1:
         return values[0]
-    const = 0
-    live = []
-    for v in values:
-        if isinstance(v, int):
-            const += v
-        else:
-            live.append(v)
-    if not live:
-        return const
-    if const:
-        live.append(const)
-    return live[0] if len(live) == 1 else cp_model.LinearExpr.sum(live)
+    return linear((1, v) for v in values)
 
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
