@@ -253,6 +253,8 @@ class CombatModel:
         """Other players' creatures whose damage the active player divides however the first-strike
         step leaves banding (702.22k)."""
         plain = not board.effects and not any(o.protection_from for o in (*board.players, *self.combatants))
+        self._plain = plain
+        """No damage effect or protection on the board: every damage is dealt as assigned."""
         self._dealt: dict[Cell, DealtRule] = {
             (c.id, t): _PLAIN if plain else dealt_rule(board, c, t)
             for c in self.combatants for t, _ in self._all_targets[c.id]}
@@ -1157,6 +1159,8 @@ class CombatModel:
     def dealt_cells(self, cells: Mapping[Cell, Expr], shields_left: Mapping[int, Expr] | None = None,
                     first: bool = False) -> dict[Cell, Expr]:
         """Damage dealt in each cell of one step's assignments (see :meth:`dealt`)."""
+        if self._plain:  # no effect or protection changes any damage: dealt is assigned
+            return cells if isinstance(cells, _Indexed) else _Indexed(cells)
         out: dict[Cell, Expr] = {}
         pools: dict[ObjectId, list[tuple[Cell, Expr]]] = {}
         for cell, x in cells.items():
@@ -1373,6 +1377,8 @@ class _Indexed(dict):
 
 def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[ObjectId] | None = None) -> Expr:
     """The damage in ``cells`` to ``target`` (only from the sources in ``only``, if given)."""
+    if only is not None and not only:
+        return 0
     if isinstance(cells, _Indexed):
         pairs = cells.to.get(target)
         if not pairs:
@@ -1387,6 +1393,8 @@ def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[Object
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
     """Whether a deathtouch source assigns ``target`` any damage in ``cells`` (702.2c)."""
+    if not cm.deathtouch:
+        return 0
     dt = _sum_to(cells, target, cm.deathtouch)
     return _at_least(cm, dt, 1)
 
@@ -1481,9 +1489,14 @@ class _State:
         if isinstance(cells, _Indexed) and c.id not in cells.to:
             return self.dead[c.id]  # nothing more reaches it
         cm = self.cm
-        incoming = self.incoming[c.id] + _sum_to(cells, c.id)
-        counters = self.counters[c.id] + _sum_to(cells, c.id, cm.counter_sources)
-        return self._death(c, incoming, counters, _or(cm, [self.deathtouched[c.id], _dt(cm, cells, c.id)]))
+        incoming = linear(((1, self.incoming[c.id]), (1, _sum_to(cells, c.id))))
+        counters = self.counters[c.id]
+        if cm.counter_sources:
+            counters = linear(((1, counters), (1, _sum_to(cells, c.id, cm.counter_sources))))
+        deathtouched = self.deathtouched[c.id]
+        if cm.deathtouch:
+            deathtouched = _or(cm, [deathtouched, _dt(cm, cells, c.id)])
+        return self._death(c, incoming, counters, deathtouched)
 
     def _to_player(self, q: ObjectId, cells: Mapping[Cell, Expr], infect: bool) -> Expr:
         cm = self.cm
