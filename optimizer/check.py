@@ -228,6 +228,11 @@ def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
                 f"among its blockers {', '.join(board.blockers_of(creature.id))}")
     attacked = creature.attacking
     if target == attacked and not is_present(board, attacked):
+        if board.is_player(attacked):
+            return f": {attacked} has left the game (800.4a)"
+        keeper = board.controller_of(attacked)
+        if not board.player(keeper).in_game:
+            return f": {attacked} left the game with its controller {keeper} (800.4a)"
         return f": {attacked} has left combat (506.4c)"
     if board.is_planeswalker(attacked) and board.is_player(target) and board.controller_of(attacked) == target:
         return f": it attacks planeswalker {attacked} and lacks trample over planeswalkers"

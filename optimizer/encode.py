@@ -1461,11 +1461,11 @@ class _State:
                 value = self.present(object_id)
             elif b.is_player(object_id):
                 value = _not(self.lost[object_id])
-            else:  # gone at 0 loyalty or defense, or with a player who left the game (800.4a)
-                keepers = {obj.controller} if b.is_planeswalker(object_id) else {obj.controller, obj.protector}
+            else:  # gone at 0 loyalty or defense, or with its controller when it left the game (800.4a);
+                # a battle whose protector left stays attacked until combat ends (704.5w)
                 size = obj.loyalty if b.is_planeswalker(object_id) else obj.defense
-                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size))]
-                             + [_not(self.lost[k]) for k in sorted(keepers)])
+                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size)),
+                                       _not(self.lost[obj.controller])])
             self._available[object_id] = value
         return self._available[object_id]
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from dataclasses import replace
 
 from .assignment import Assignment, Step
-from .board import Battle, Board, Creature, Keyword, ObjectId, Player, has_first_strike
+from .board import Board, Creature, Keyword, ObjectId, Player, has_first_strike
 from .dealing import DealingChoice, banding_chooser, deal
 
 
@@ -51,12 +51,14 @@ def assigns_in(board: Board, creature: Creature, step: Step) -> bool:
 
 
 def is_present(board: Board, object_id: ObjectId) -> bool:
-    """Whether an attacked object is still in combat (506.4c) and its player still in the game."""
+    """Whether an attacked object is still in combat (506.4c) and its controller still in the game
+    (800.4a). A battle whose protector left the game stays attacked: its controller chooses a new
+    protector only once no creature attacks it (the state-based action of 704.5w; see
+    :func:`board_after_first_strike`)."""
     obj = board.get(object_id)
     if obj is None or getattr(obj, "removed_from_combat", False):
         return False
-    keepers = [obj.controller, obj.protector] if isinstance(obj, Battle) else [board.controller_of(object_id)]
-    return all(board.player(k).in_game for k in keepers)
+    return board.player(board.controller_of(object_id)).in_game
 
 
 def damage_amount(creature: Creature) -> int:
@@ -293,10 +295,9 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
         _changed(w, loyalty=outcome.planeswalkers[w.id],
                  removed_from_combat=w.removed_from_combat or w.id in gone or w.controller in lost)
         for w in board.planeswalkers)
-    battles = tuple(
+    battles = tuple(  # a protector who lost leaves it attacked, and it can still be dealt damage (704.5w)
         _changed(b, defense=outcome.battles[b.id],
-                 removed_from_combat=(b.removed_from_combat or b.id in gone or b.protector in lost
-                                      or b.controller in lost))
+                 removed_from_combat=b.removed_from_combat or b.id in gone or b.controller in lost)
         for b in board.battles)
     return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
                  first_strike_step_done=True, effects=effects)

@@ -1132,6 +1132,42 @@ def test_800_4a_creatures_leave_with_a_player_who_lost_a_multiplayer_game():
     assert solved(two, ["lethal", "value", "kills"]).objective == {"lethal": 1, "value": -1, "kills": 0}
 
 
+def test_704_5w_a_battle_stays_attacked_when_its_protector_leaves_the_game() -> None:
+    """704.5w (March of the Machine release notes): a battle whose protector leaves the game while it
+    is attacked gets a new protector only once no creature attacks it, so it can still be dealt combat
+    damage. Three players; A's first-strike 3/3 deals B (3 life) lethal damage, and B leaves with its
+    2/2 blocking A's 3/3 trampler on the battle (A controls it, B protects it, defense 6). In the
+    regular step the trampler, blocked with no blocker left, assigns all 3 to the battle (702.19e),
+    and A's unblocked 2/2 on the battle 2 more: defense 5, lethal 1."""
+    board = make_board(attacker("fs", 3, 3, "B", "first strike"), attacker("t", 3, 3, "bt", "trample"),
+                       attacker("u", 2, 2, "bt"), blocker("b1", 2, 2, "t"),
+                       players=[player("A"), player("B", life=3), player("C")],
+                       battles=[battle("bt", 6, protector="B", controller="A")])
+    assert solved(board, ["defense", "lethal"]).objective == {"defense": 5, "lethal": 1}
+    line = [{"step": "first_strike", "source": "fs", "target": "B", "amount": 3},
+            dmg("t", "bt", 3), dmg("u", "bt", 2)]
+    assert assert_legal(board, *line).battles["bt"] == 1
+    assert_illegal(board, line[0], dmg("t", "bt", 3), rule="510.1a")  # u must assign its 2 as well
+
+
+def test_800_4a_a_battle_leaves_with_its_controller_and_a_player_who_left_takes_no_damage() -> None:
+    """800.4a: C's battle (protected by B) leaves the game with C when C loses in the first-strike
+    step, so A's 2/2 on it deals no damage in the regular step; nor does A's 2/2 trampler on C,
+    whose blocker left with C too (it attacks a player no longer in the game)."""
+    board = make_board(attacker("fs", 2, 2, "C", "first strike"), attacker("u", 2, 2, "bt"),
+                       attacker("t", 2, 2, "C", "trample"), blocker("c1", 1, 1, "t", controller="C"),
+                       players=[player("A"), player("B"), player("C", life=2)],
+                       battles=[battle("bt", 4, protector="B", controller="C")])
+    assert solved(board, ["defense", "player_damage"]).objective == {"defense": 0, "player_damage": 2}
+    first = {"step": "first_strike", "source": "fs", "target": "C", "amount": 2}
+    verdict = check_line(board, first, dmg("u", "bt", 2))
+    assert not verdict.legal
+    assert any("bt left the game with its controller C (800.4a)" in str(v) for v in verdict.violations)
+    verdict = check_line(board, first, dmg("t", "C", 2))
+    assert any("C has left the game (800.4a)" in str(v) for v in verdict.violations)
+    assert_legal(board, first)
+
+
 def test_outcome_lists_what_left_the_game_with_a_player_who_lost() -> None:
     """800.4a: in a three-player game, B loses to first-strike damage; its blocker, its planeswalker
     and its creature outside combat leave with it (not destroyed), so the regular step has no blocker
