@@ -173,7 +173,7 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
     if total != expected:
         if not legal:
             why = (f"its {what} is {amount} (510.1a)" if amount <= 0
-                   else "it has nothing to assign damage to (510.1b-c, 506.4c)")
+                   else "it has nothing to assign damage to (510.1b-c, 506.4c, 800.4a)")
             out.append(("510.1a", f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
         else:
             out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "

@@ -1462,10 +1462,13 @@ class _State:
             elif b.is_player(object_id):
                 value = _not(self.lost[object_id])
             else:  # gone at 0 loyalty or defense, or with its controller when it left the game (800.4a);
-                # a battle whose protector left stays attacked until combat ends (704.5w)
+                # a battle whose protector left stays attacked until combat ends (704.5w), unless that
+                # ended the game: the active player's battle, when every other player lost
                 size = obj.loyalty if b.is_planeswalker(object_id) else obj.defense
-                value = _and(self.cm, [_not(_at_least(self.cm, self.pw_damage[object_id], size)),
-                                       _not(self.lost[obj.controller])])
+                items = [_not(_at_least(self.cm, self.pw_damage[object_id], size)), _not(self.lost[obj.controller])]
+                if obj.controller == b.active_player:
+                    items.append(_or(self.cm, [_not(self.lost[p.id]) for p in b.players if p.id != b.active_player]))
+                value = _and(self.cm, items)
             self._available[object_id] = value
         return self._available[object_id]
 

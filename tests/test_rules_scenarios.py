@@ -1150,6 +1150,20 @@ def test_704_5w_a_battle_stays_attacked_when_its_protector_leaves_the_game() -> 
     assert_illegal(board, line[0], dmg("t", "bt", 3), rule="510.1a")  # u must assign its 2 as well
 
 
+def test_704_5a_a_battle_takes_no_regular_damage_once_the_game_is_over() -> None:
+    """Two players: A's first-strike 3/3, unblocked, must assign its 3 to B at 3 life (510.1a), and B
+    loses (704.5a); the game is over, so there is no regular step and A's 2/2 on A's battle protected
+    by B deals nothing: defense 0, lethal 1. With a third player in the game it deals its 2."""
+    creatures = [attacker("fs", 3, 3, "B", "first strike"), attacker("u", 2, 2, "bt")]
+    battles = [battle("bt", 4, protector="B", controller="A")]
+    two = make_board(*creatures, players=[player("A"), player("B", life=3)], battles=battles)
+    assert solved(two, ["defense", "lethal"]).objective == {"defense": 0, "lethal": 1}
+    first = {"step": "first_strike", "source": "fs", "target": "B", "amount": 3}
+    assert_illegal(two, first, dmg("u", "bt", 2), rule="510.4")
+    three = make_board(*creatures, players=[player("A"), player("B", life=3), player("C")], battles=battles)
+    assert solved(three, ["defense", "lethal"]).objective == {"defense": 2, "lethal": 1}
+
+
 def test_800_4a_a_battle_leaves_with_its_controller_and_a_player_who_left_takes_no_damage() -> None:
     """800.4a: C's battle (protected by B) leaves the game with C when C loses in the first-strike
     step, so A's 2/2 on it deals no damage in the regular step; nor does A's 2/2 trampler on C,
