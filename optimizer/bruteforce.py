@@ -37,6 +37,8 @@ class BruteForceResult:
     complete: bool = True
     """False when a deadline cut the search short: the line is legal, but its value is not proven to
     be the game value."""
+    lines: int = 0
+    """Lines the search reached (each a whole line of play, the players' dealing choices included)."""
 
 
 def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -227,4 +229,4 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
         return BruteForceResult(tuple(values[name] for name in objective), line, made)
 
     found = search(board, 0, 0, (), (), (), (), {})
-    return replace(found, complete=not cut)
+    return replace(found, complete=not cut, lines=reached)

@@ -764,10 +764,11 @@ class CombatModel:
 
     def first_step_trample(self, cells: Mapping[Cell, Expr]) -> None:
         """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage."""
+        lethal: dict[ObjectId, Expr] = {}
         for s in self.sources(Step.FIRST_STRIKE):
             if s.attacking is not None:
                 self._trample(s, cells, present=lambda x: 1, incoming=lambda x: _sum_to(cells, x),
-                              pw_before=lambda w: 0, unblocked=self.first_modes.get(s.id, 0))
+                              pw_before=lambda w: 0, unblocked=self.first_modes.get(s.id, 0), lethal=lethal)
 
     # --- a scenario -------------------------------------------------------------------------------
     def scenario(self, first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -898,11 +899,12 @@ class CombatModel:
                                                                    joint.get((chooser, j), {}).get(s.id)))
         # trample in the second step (attackers are always free)
         attacker_cells = copies.get(b.active_player, {})
+        lethal: dict[ObjectId, Expr] = {}
         for s in self.sources(Step.REGULAR):
             if s.attacking is not None and self.chooser[s.id] in free:
                 self._trample(s, attacker_cells, present=st.present,
                               incoming=lambda x: st.incoming[x] + _sum_to(attacker_cells, x),
-                              pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0))
+                              pw_before=lambda w: st.pw_damage[w], unblocked=modes.get(s.id, 0), lethal=lethal)
         active_cells = copies.get(b.active_player, {})
         parts: dict[PartKey, dict[str, Term]] = {
             key: self._part(st, key if isinstance(key, str) else key[0], cells, active_cells)
@@ -1080,21 +1082,26 @@ class CombatModel:
         return out
 
     def _trample(self, s: Creature, cells: Mapping[Cell, Expr], present, incoming, pw_before,
-                 unblocked: Expr = 0) -> None:
+                 unblocked: Expr = 0, lethal: dict[ObjectId, Expr] | None = None) -> None:
         """Damage past the blockers only once each blocker still there is assigned lethal damage,
         counting damage already marked and every creature's damage this step, with any deathtouch
         damage lethal (702.19b, 702.2c); to the controller only once the planeswalker is assigned
-        its loyalty (702.19c, 702.19e)."""
+        its loyalty (702.19c, 702.19e). ``lethal``: each blocker's lethal indicator, shared by the
+        tramplers of one step (the same ``cells``)."""
         targets = self.targets(s)
         past = [cells[(s.id, t)] for t, r in targets if r != CREATURE and (s.id, t) in cells]
         if not past or all(_is_const(p) and p == 0 for p in past):
             return
+        lethal = {} if lethal is None else lethal
+        past_total = linear((1, p) for p in past)
         for blocker_id, route in targets:
             if route == CREATURE:
-                blocker = self.board.creature(blocker_id)
-                lethal = _or(self, [_at_least(self, incoming(blocker_id), blocker.toughness - blocker.damage),
-                                    _dt(self, cells, blocker_id)])
-                self._zero_unless(sum(past), _or(self, [unblocked, _not(present(blocker_id)), lethal]))
+                if blocker_id not in lethal:
+                    blocker = self.board.creature(blocker_id)
+                    lethal[blocker_id] = _or(self, [
+                        _at_least(self, incoming(blocker_id), blocker.toughness - blocker.damage),
+                        _dt(self, cells, blocker_id)])
+                self._zero_unless(past_total, _or(self, [unblocked, _not(present(blocker_id)), lethal[blocker_id]]))
         for t, r in targets:
             if r == CONTROLLER and (s.id, t) in cells:
                 w = self.board.get(s.attacking)

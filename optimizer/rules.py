@@ -357,3 +357,24 @@ def resolve_combat(board: Board, assignments: tuple[Assignment, ...], choices: I
     second = deal_damage(later, tuple(a for a in assignments if a.step is Step.REGULAR),
                          step_choices(choices, Step.REGULAR))
     return _combine(board, first, second)
+
+
+def simplest_line(board: Board) -> tuple[Assignment, ...]:
+    """A legal assignment found without any search: in each damage step every creature assigns all
+    of its damage (510.1a) to its first recipient, a blocker if it has one, so that no damage goes
+    past a blocker and no lethal damage is needed (510.1c-d, 702.19b); the regular step on the board
+    the first-strike step leaves (510.4), with effects applied in board order."""
+    line: list[Assignment] = []
+    current: Board | None = board
+    for step in damage_steps(board):
+        if current is None:  # the game ended in the first-strike step
+            break
+        played = []
+        for creature in current.combatants:
+            targets = recipients(current, creature, step)
+            if targets:
+                played.append(Assignment(step, creature.id, next(iter(targets)), damage_amount(creature)))
+        line += played
+        if step is Step.FIRST_STRIKE:
+            current = board_after_first_strike(current, deal_damage(current, tuple(played)))
+    return tuple(line)

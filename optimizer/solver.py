@@ -69,7 +69,7 @@ from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
-from .rules import Outcome, damage_steps, first_step
+from .rules import Outcome, damage_steps, first_step, simplest_line
 from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
@@ -95,6 +95,11 @@ are solved in one model (``_Game._separable``) instead of by refinement."""
 FORCED_LEAD = True
 """Whether refinement boards where the active side has no first-step choice are solved by verifying
 that one first step (``_Game._forced_lead``) instead of with master models."""
+MAX_TIME_LIMIT = 1e9
+"""The largest time limit taken, in seconds (about 30 years; CP-SAT takes its limits as doubles)."""
+FALLBACK_SECONDS = 0.25
+"""Wall time for finding any legal line once the time limit has run out (CP-SAT usually needs a few
+milliseconds; on a very large board it may find none, and :func:`simplest_line` answers instead)."""
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
 FIRST_STEP_LIMIT = 20_000
@@ -114,6 +119,11 @@ CREATURE_OPTIONS_LIMIT = 20_000
 """Most ways one creature's damage may be divided (``option_count``) in a step the exhaustive fallback
 searches itself (the first-strike step; the regular step too unless CP-SAT solves it): it lists each
 creature's ways before it searches, which no time limit can interrupt."""
+REGULAR_SEARCH_LIMIT = EXHAUSTIVE_LIMIT
+"""Without a time limit, the most lines the stepwise search's regular steps may take in all when the
+encoding does not model them either and each is searched exhaustively (each counts the lines it
+reached with the players' dealing choices, or its ``count_leaves`` if that is more): as much as one
+exhaustive search. A count, so the same board is always solved or always refused."""
 SEARCH_LIMIT = 10**16
 """Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
 listing a single player's options can take longer than any time limit there."""
@@ -125,6 +135,10 @@ _ENUMERATE = object()
 
 class _Oversized(Exception):
     """A regular step the stepwise search must search itself is past ``EXHAUSTIVE_LIMIT``."""
+
+
+class _NoLine(Exception):
+    """CP-SAT found no line at all in its time (very large boards): :func:`simplest_line` instead."""
 
 
 class _CaseInfeasible(Exception):
@@ -196,7 +210,9 @@ class SolveResult:
     """The affected players' choices for effects on the damage (616.1, 615.7), where they have one."""
     method: str = "cp-sat"
     """``cp-sat``; for a board the encoding does not model, ``exhaustive`` (small boards) or ``stepwise``
-    (the first-strike step searched exhaustively, each regular step solved by CP-SAT)."""
+    (the first-strike step searched exhaustively, each regular step solved on its own)."""
+    searched: int = field(default=0, repr=False, compare=False)
+    """Lines the exhaustive searches reached (0 for ``cp-sat``): their work, as a count."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "player": self.player, "objective": dict(self.objective),
@@ -215,7 +231,10 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     names = parse_objective(objective)
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not time_limit > 0):
-        raise InvalidRequestError("time_limit", f"{time_limit!r}: expected a positive number of seconds")
+        raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]!r}: expected a positive number of seconds")
+    if time_limit is not None and not time_limit <= MAX_TIME_LIMIT:
+        raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]}: at most {MAX_TIME_LIMIT:.0e} seconds "
+                                  "(leave it out for no limit)")
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
     if reason is None and probe.two_steps and (probe.any_coupled or probe.coupled_gain is not None
@@ -252,8 +271,12 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
-    line, value, proven = game.solve()
-    dealing = game.dealing(line)
+    try:
+        line, value, proven = game.solve()
+        dealing = game.dealing(line)
+    except _NoLine:
+        line, value, proven, dealing = simplest_line(board), None, False, ()
+        game.fallback = True
     try:
         result = check(board, line, dealing)
     except InvalidAssignmentError as exc:  # the solver's own line: not the caller's input
@@ -312,6 +335,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     played: dict[str, Any] = {}
     proven = True
     solved = 0
+    searched = 0  # lines of the regular steps that the encoding does not model either
 
     in_combat = {c.id for c in board.combatants}
 
@@ -327,7 +351,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                 raise _Oversized()  # searched again under the budget
             return None  # searched here
         key = repr(later)
-        nonlocal proven, solved
+        nonlocal proven, solved, searched
         if key not in played:
             solved += 1
             if budget is not None and unbounded and solved * REGULAR_STEP_COST > budget:
@@ -337,6 +361,11 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                 result = solve(later, decider, names, settings=settings, time_limit=left)
             except NotSupportedError as error:
                 raise refused(f"in a regular step after the first-strike step: {error.problem}") from None
+            if result.method != "cp-sat":  # searched exhaustively too: counted against its own limit
+                searched += max(result.searched, count_leaves(later))  # lines reached, or its size
+                if deadline is None and searched > REGULAR_SEARCH_LIMIT:
+                    raise SearchTooLarge(f"more than {REGULAR_SEARCH_LIMIT:,} lines in regular steps that the "
+                                         "CP-SAT encoding does not model either")
             proven &= result.status == "optimal"
             played[key] = (result.assignments, result.dealing)
         return played[key]
@@ -358,7 +387,10 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     values = objective_values(board, result.outcome, decider, names)
     if tuple(values[n] for n in names) != found.value:
         raise SolverError("internal error: the exhaustive search and the checker disagree on the value")
-    if stepwise:
+    if stepwise and searched:
+        how, method = ("exhaustive search of the first-strike step, each regular step solved on its own (by "
+                       "exhaustive search where the encoding does not model it either)"), "stepwise"
+    elif stepwise:
         how, method = "exhaustive search of the first-strike step, CP-SAT in the regular step", "stepwise"
     else:
         how, method = "exhaustive search", "exhaustive"
@@ -366,7 +398,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     if not proven:
         warnings += (_unproven("the time limit ran out during the search"),)
     return SolveResult("optimal" if proven else "feasible", decider, values, found.assignments, result.outcome,
-                       warnings, found.dealing, method)
+                       warnings, found.dealing, method, found.lines + searched)
 
 
 def _combined_range(ranges: Sequence[tuple[int, int]]) -> int:
@@ -441,6 +473,8 @@ class _Game:
         self.master_sign = self.sign[board.active_player]
         self.responders = [p.id for p in board.players if self.sign[p.id] != self.master_sign]
         self.proven = True
+        self.fallback = False
+        """Whether the answer is :func:`simplest_line`, CP-SAT having found no line in its time."""
         self.too_many_replies = False
         """Whether a verification met more replies than :data:`MAX_REPLIES` to enumerate (unproven then)."""
         self._second_steps: dict[tuple, tuple[tuple[Assignment, ...], int]] = {}
@@ -1094,16 +1128,16 @@ class _Game:
         for expr in stages:
             cm.model.maximize(expr)
             solver = self._run(cm.model)
-            if solver is None:  # out of time: any legal assignment will do (CP-SAT finds one at once)
+            if solver is None:  # out of time: any legal assignment will do (CP-SAT usually finds one at once)
                 cm.model.clear_objective()
                 solver = cp_model.CpSolver()
-                self.settings.apply(solver, None)
+                self.settings.apply(solver, FALLBACK_SECONDS, len(cm.model.proto.variables), self.magnitude)
                 solver.parameters.max_deterministic_time = 10.0
                 status = solver.solve(cm.model)
                 if status == cp_model.INFEASIBLE and self.case is not None:
                     raise _CaseInfeasible()
                 if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                    raise SolverError("internal error: no legal assignment found")
+                    raise _NoLine()
                 break
             if len(stages) > 1 and not isinstance(expr, int):
                 cm.model.add(expr >= solver.value(expr))
@@ -1111,7 +1145,7 @@ class _Game:
             cm.model.clear_objective()
             solver = self._run(cm.model)
             if solver is None:
-                raise SolverError("internal error: no legal assignment found")
+                raise _NoLine()
         return {k: _value(solver, v) for k, v in cells.items()}, (None if total is None else _value(solver, total))
 
     def _run_toward(self, cm: CombatModel, t: cp_model.IntVar, maximize: bool) -> cp_model.CpSolver | None:
@@ -1154,6 +1188,10 @@ class _Game:
 
     def unproven_reason(self) -> str:
         """Why the answer is not proven optimal."""
+        if self.fallback:
+            why = "the time limit ran out" if self._expired() else "a CP-SAT solve reached its work limit"
+            return (f"{why} before CP-SAT found any line, so this is the simplest legal one (each creature's "
+                    "damage all to one recipient, a blocker if it has one)")
         if self._expired():
             return "the time limit ran out"
         if self.too_many_replies:

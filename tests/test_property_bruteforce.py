@@ -11,6 +11,7 @@ from boards import (banding_boards, boards, forced_lead_boards, lifelink_and_ban
                     lifelink_blocker_boards, objectives, separable_boards, shield_boards)
 from optimizer import check, load_board
 from optimizer.bruteforce import brute_force, count_leaves
+from optimizer.rules import simplest_line
 import optimizer.solver as solver_module
 from optimizer.solver import SolverSettings, solve
 
@@ -246,3 +247,15 @@ def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_sc
     result = solve(board, objective=["survivors"])
     assert result.objective == {"survivors": 3} == {"survivors": brute_force(board, "A", ["survivors"]).value[0]}
     assert {(a.source, a.target) for a in result.assignments if a.step.value == "first_strike"} == {("l", "a1")}
+
+
+@settings(max_examples=400)
+@given(board_json=st.one_of(boards(), boards(strikes=True, pressure=True), boards(strikes=True, effects=True),
+                            banding_boards(), shield_boards(first_strike=True)))
+def test_the_simplest_line_is_always_legal(board_json):
+    """510.1a-d, 702.19b: each creature's damage all to one recipient, a blocker if it has one, in
+    each step on the board the first-strike step leaves, is legal on every board: it is the answer
+    when CP-SAT finds no line in its time."""
+    board = load_board(board_json)
+    verdict = check(board, simplest_line(board))
+    assert verdict.legal, [str(v) for v in verdict.violations]

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from optimizer import InvalidRequestError, check, load_board, solve
+import optimizer.solver as solver_module
+from optimizer.rules import simplest_line
 from optimizer.solver import SolverSettings
 
 # A first-strike blocker that blocks two attackers gives the defender a choice in both steps, so
@@ -140,3 +142,35 @@ def test_a_solver_budget_that_stops_the_refinement_gives_a_legal_line(data, budg
     assert check(board, result.assignments, result.dealing).legal
     unproven = [w for w in result.warnings if w.startswith("not proven optimal: a CP-SAT solve reached its work limit")]
     assert len(unproven) == (result.status == "feasible")
+
+
+def mesh_board(n: int) -> dict:
+    """n 5/5 tramplers, each blocked by all n 3/3 blockers: a one-step model of 2n^2 damage cells."""
+    return {"players": [{"id": "A"}, {"id": "B"}],
+            "creatures": [{"id": f"a{i}", "controller": "A", "power": 5, "toughness": 5, "keywords": ["trample"],
+                           "attacking": "B"} for i in range(n)]
+            + [{"id": f"b{i}", "controller": "B", "power": 3, "toughness": 3,
+                "blocking": [f"a{j}" for j in range(n)]} for i in range(n)]}
+
+
+def test_a_time_limit_on_a_board_too_large_to_search_still_returns_a_legal_line():
+    """A time limit returns a legal line, not proven optimal, even when CP-SAT finds none in time
+    (then the simplest legal line answers)."""
+    board = load_board(mesh_board(70))
+    result = solve(board, time_limit=0.2)
+    assert result.status == "feasible"
+    assert check(board, result.assignments, result.dealing).legal
+    assert any(w.startswith("not proven optimal: the time limit ran out") for w in result.warnings)
+
+
+@pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
+def test_when_cp_sat_finds_no_line_the_simplest_legal_line_answers(data, monkeypatch):
+    def no_line(*args, **kwargs):
+        raise solver_module._NoLine()
+
+    monkeypatch.setattr(solver_module._Game, "_optimize", no_line)
+    board = load_board(data)
+    result = solve(board)
+    assert result.status == "feasible" and result.assignments == simplest_line(board)
+    assert check(board, result.assignments, result.dealing).legal
+    assert "so this is the simplest legal one" in result.warnings[-1]
