@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from .assignment import Assignment, Step
 from .board import Battle, Board, Creature, Effect, EffectKind, Keyword, Planeswalker, Player
 from .dealing import DealingChoice
-from .check import CheckResult, Violation, check
+from .check import CheckResult, Violation
+from .check import check as _check
 from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, NotSupportedError
 from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 from .rules import Outcome
@@ -36,6 +37,14 @@ def solve(*args: Any, **kwargs: Any) -> "SolveResult":
     from .solver import solve as _solve
 
     return _solve(*args, **kwargs)
+
+
+def check(board: Board | dict[str, Any] | str, assignments: Any, dealing: Any = ()) -> CheckResult:
+    """Whether an assignment is legal, and its outcome; see :func:`optimizer.check.check`. ``board``
+    may also be anything :func:`load_board` reads (a path, ``-`` or a dict), as for :func:`solve`."""
+    if not isinstance(board, Board):
+        board = load_board(board)
+    return _check(board, assignments, dealing)
 
 
 def __getattr__(name: str) -> Any:

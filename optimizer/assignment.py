@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from .board import Board, ObjectId
-from .errors import InvalidAssignmentError
+from .errors import InvalidAssignmentError, key_path
 
 
 class Step(str, Enum):
@@ -47,7 +47,7 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
             raise InvalidAssignmentError("assignments", "missing; expected {\"assignments\": [...]}")
         extra = set(data) - {"assignments", "dealing"} - RESULT_FIELDS
         if extra:
-            raise InvalidAssignmentError(str(sorted(extra)[0]), "unknown field; expected assignments and "
+            raise InvalidAssignmentError(key_path("", sorted(extra)[0]), "unknown field; expected assignments and "
                                          "dealing (or a solve result as it is)")
     if not isinstance(items, list):
         raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}")
@@ -58,7 +58,7 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
             raise InvalidAssignmentError(where, "expected an object {\"source\", \"target\", \"amount\"}")
         extra = set(item) - {"step", "source", "target", "amount"}
         if extra:
-            raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
+            raise InvalidAssignmentError(key_path(where, sorted(extra)[0]), "unknown field")
         step, source, target = read_cell(item, where, board, "amount")
         amount = item["amount"]
         if isinstance(amount, bool) or not isinstance(amount, int):

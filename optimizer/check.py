@@ -13,7 +13,7 @@ from typing import Any, Collection, Iterable
 from .assignment import Assignment, Step, normalize, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
 from .dealing import DealingChoice, banding_chooser, parse_dealing
-from .errors import InputError, InvalidAssignmentError
+from .errors import InputError, InvalidAssignmentError, InvalidBoardError
 from .rules import (Outcome, Route, assignment_modes, assigns_in, damage_amount, damage_steps, first_step,
                     is_present, lethal_needed, recipients, resolve_combat, tramples)
 
@@ -54,6 +54,9 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
     ``dealing`` gives the affected players' choices for effects applied to the damage (616.1, 615.7);
     without one, a damage's effects apply in board order and shields prevent all they can.
     """
+    if not isinstance(board, Board):
+        raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
+                                f"{type(board).__name__}")
     if isinstance(assignments, dict) and "dealing" in assignments:
         if tuple(dealing):
             raise InvalidAssignmentError("dealing", "given twice: in the assignment and as an argument")

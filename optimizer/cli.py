@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Sequence, TextIO
 
@@ -111,10 +112,8 @@ def _solve(args: argparse.Namespace) -> int:
 
     result = solve(board, player=args.player, objective=args.objective, time_limit=args.time_limit)
     if _format(args.format, "table") == "json":
-        print(json.dumps(result.to_dict()))
-    else:
-        print(render_solution(board, result))
-    return EXIT_OK
+        return _write(json.dumps(result.to_dict()), EXIT_OK)
+    return _write(render_solution(board, result), EXIT_OK)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -130,11 +129,30 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise InvalidAssignmentError(exc.field, exc.problem) from None
     verdict = check(board, data)
+    code = EXIT_OK if verdict.legal else EXIT_ILLEGAL
     if _format(args.format, "text") == "json":
-        print(json.dumps(verdict.to_dict()))
-    else:
-        print(render_check(board, verdict))
-    return EXIT_OK if verdict.legal else EXIT_ILLEGAL
+        return _write(json.dumps(verdict.to_dict()), code)
+    return _write(render_check(board, verdict), code)
+
+
+def _write(text: str, code: int) -> int:
+    """Print ``text`` (a table's names made printable: control characters escaped,
+    unpaired surrogates too); a reader that closed standard output gets nothing more."""
+    try:
+        print(printable(text))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _stdout_gone(code)
+    return code
+
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters other than newlines, and unpaired surrogates, escaped."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _batch(args: argparse.Namespace) -> int:

@@ -12,13 +12,17 @@ Part of the rules layer: shares no code with the CP-SAT encoding.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import permutations, product
 from typing import Any, Iterable, Mapping
 
 from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
-from .errors import InvalidAssignmentError
+from .errors import InvalidAssignmentError, key_path
+
+_INDEX = re.compile(r"^[0-9]{1,9}$")
+"""A shield's index as a key of ``prevented`` (ASCII digits only)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
     if not isinstance(data, list):
         raise InvalidAssignmentError("dealing", "expected a list of {step, source, target, order, prevented}")
     out = []
+    seen: dict[tuple[Step, ObjectId, ObjectId], str] = {}
     for i, item in enumerate(data):
         where = f"dealing[{i}]"
         if isinstance(item, DealingChoice):
@@ -56,7 +61,7 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
             raise InvalidAssignmentError(where, "expected an object {\"step\", \"source\", \"target\", \"order\"}")
         extra = set(item) - {"step", "source", "target", "order", "prevented"}
         if extra:
-            raise InvalidAssignmentError(f"{where}.{sorted(extra)[0]}", "unknown field")
+            raise InvalidAssignmentError(key_path(where, sorted(extra)[0]), "unknown field")
         step, source, target = read_cell(item, where, board, "order")
         order = item["order"]
         effects = range(len(board.effects))
@@ -69,12 +74,17 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
             raise InvalidAssignmentError(f"{where}.prevented", "expected an object {shield index: damage prevented}")
         amounts = []
         for key, n in prevented.items():
-            index = int(key) if isinstance(key, str) and key.isdigit() else None
+            at = key_path(f"{where}.prevented", key)
+            index = int(key) if isinstance(key, str) and _INDEX.match(key) else None
             if index is None or index not in effects or not board.effects[index].is_shield:
-                raise InvalidAssignmentError(f"{where}.prevented.{key}", "not the index of a shield on the board")
+                raise InvalidAssignmentError(at, "not the index of a shield on the board")
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidAssignmentError(f"{where}.prevented.{key}", f"expected a non-negative integer, got {n!r}")
+                raise InvalidAssignmentError(at, f"expected a non-negative integer, got {n!r}")
             amounts.append((index, n))
+        if (step, source, target) in seen:
+            raise InvalidAssignmentError(where, f"a second choice for {source}'s {step.value.replace('_', '-')} "
+                                         f"damage to {target} (also {seen[(step, source, target)]})")
+        seen[(step, source, target)] = where
         out.append(DealingChoice(step, source, target, tuple(order), tuple(sorted(amounts))))
     return tuple(out)
 

@@ -6,6 +6,18 @@ Every exception names the offending field and the problem, so that interfaces ca
 
 from __future__ import annotations
 
+import json
+import re
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def key_path(base: str, key: str) -> str:
+    """The field ``key`` of the object at ``base`` (``""``: at the top), quoted unless it is a plain name."""
+    if _PLAIN_KEY.match(key):
+        return f"{base}.{key}" if base else key
+    return f"{base}[{json.dumps(key)}]"
+
 
 class InputError(ValueError):
     """Input that cannot be used: ``field`` names where, ``problem`` says what is wrong."""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError
+from .schema import json_type, json_value_problem, unique_keys
 
 RequestId = str | int | float | None
 
@@ -53,7 +54,7 @@ def answer(line: bytes | str) -> tuple[bool, str]:
     try:
         request = _parse(line)
         if not isinstance(request, dict):
-            raise InvalidRequestError("request", f"expected a JSON object, got {_json_type(request)}")
+            raise InvalidRequestError("request", f"expected a JSON object, got {json_type(request)}")
         request_id = _read_id(request)
         text = result_text(request)
         return True, '{"id":' + encode(request_id) + ',"result":' + text + "}"
@@ -101,6 +102,8 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
 def result_text(request: dict[str, Any]) -> str:
     """:func:`run`'s result as compact JSON (:func:`encode`); solved requests are remembered as text."""
     command = request.get("command", "solve")
+    if not isinstance(command, str):
+        raise InvalidRequestError("command", f"expected one of {', '.join(COMMANDS)}, got {json_type(command)}")
     if command not in COMMANDS:
         raise InvalidRequestError("command", f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
     allowed = COMMANDS[command]
@@ -117,12 +120,12 @@ def result_text(request: dict[str, Any]) -> str:
         assignments = request["assignments"]
         if not isinstance(assignments, (list, dict)):
             raise InvalidAssignmentError("assignments", "expected a list of {source, target, amount}, got "
-                                         + _json_type(assignments))
+                                         + json_type(assignments))
         return encode(check(board, assignments, request.get("dealing", ())).to_dict())
 
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):
-        raise InvalidRequestError("objective", "expected a list of objective names, got " + _json_type(objective))
+        raise InvalidRequestError("objective", "expected a list of objective names, got " + json_type(objective))
     key = json.dumps([request["board"], request.get("player"), objective, request.get("time_limit")],
                      sort_keys=True)
     cached = _CACHE.get(key)
@@ -146,7 +149,7 @@ def _board(request: dict[str, Any]) -> Any:
         raise InvalidBoardError("board", "field required")
     data = request["board"]
     if not isinstance(data, dict):  # never a path: a request does not read files
-        raise InvalidBoardError("board", f"expected a JSON object, got {_json_type(data)}")
+        raise InvalidBoardError("board", f"expected a JSON object, got {json_type(data)}")
     try:
         return load_board(data)
     except InvalidBoardError as exc:  # the board's own field names, relative to the request
@@ -161,13 +164,14 @@ def _parse(line: bytes | str) -> Any:
         except UnicodeDecodeError as exc:
             raise InvalidRequestError("request", f"not UTF-8 text (byte {exc.start + 1})") from None
     try:
-        return json.loads(line.removeprefix("\ufeff"), parse_constant=_no_constant, parse_float=_finite)
+        return json.loads(line.removeprefix("\ufeff"), parse_constant=_no_constant, parse_float=_finite,
+                          object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise InvalidRequestError("request", f"malformed JSON at column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InvalidRequestError("request", "JSON nested too deeply") from None
-    except ValueError as exc:  # NaN, 1e400, an integer with more digits than Python converts
-        raise InvalidRequestError("request", f"malformed JSON: {exc}") from None
+    except ValueError as exc:  # NaN, 1e400, a duplicate key, an integer with more digits than Python converts
+        raise InvalidRequestError("request", f"malformed JSON: {json_value_problem(exc)}") from None
 
 
 def _no_constant(name: str) -> Any:
@@ -184,20 +188,8 @@ def _finite(text: str) -> float:
 def _read_id(request: dict[str, Any]) -> RequestId:
     value = request.get("id")
     if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
-        raise InvalidRequestError("id", f"expected a string, a number or null, got {_json_type(value)}")
+        raise InvalidRequestError("id", f"expected a string, a number or null, got {json_type(value)}")
     return value
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 def _field(key: str) -> str:

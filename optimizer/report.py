@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 from .assignment import Assignment, Step
@@ -13,8 +14,8 @@ from .rules import Outcome, damage_steps, first_step, step_choices
 
 def _label(board: Board, object_id: ObjectId) -> str:
     obj = board.get(object_id)
-    name = getattr(obj, "name", None)
-    return f"{object_id} ({name})" if name else object_id
+    name = getattr(obj, "name", None)  # line breaks and control characters escaped, as in JSON
+    return f"{object_id} ({json.dumps(name, ensure_ascii=False)[1:-1]})" if name else object_id
 
 
 def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:

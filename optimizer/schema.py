@@ -126,36 +126,93 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
     import sys
 
     if isinstance(source, (str, Path)):
+        if not str(source):
+            raise InvalidBoardError(what, "an empty path; give a file name, or - for standard input")
         try:
             text = sys.stdin.read() if str(source) == "-" else Path(source).read_text(encoding="utf-8")
+            text = text.removeprefix("\ufeff")  # a byte order mark, as some editors write
         except OSError as exc:
             raise InvalidBoardError(what, f"cannot read {str(source)!r}: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise InvalidBoardError(what, f"{str(source)!r} is not UTF-8 text") from None
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=unique_keys)
         except json.JSONDecodeError as exc:
             raise InvalidBoardError(
                 what, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
             ) from None
         except RecursionError:
             raise InvalidBoardError(what, "JSON nested too deeply") from None
-        except ValueError as exc:  # e.g. an integer with more digits than Python converts
-            raise InvalidBoardError(what, f"malformed JSON: {exc}") from None
+        except ValueError as exc:  # a duplicate key, or an integer with more digits than Python converts
+            raise InvalidBoardError(what, f"malformed JSON: {json_value_problem(exc)}") from None
     return source
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (which JSON parsers would silently resolve)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {json.dumps(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def json_value_problem(exc: ValueError) -> str:
+    """A parser's ValueError in the caller's terms."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "an integer with more than 4300 digits"
+    return text
+
+
+def json_type(value: Any) -> str:
+    """How JSON names the kind of ``value``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def load_board(source: str | Path | dict[str, Any]) -> Board:
     """Load and validate a board from a path, ``-`` (stdin), or an already-parsed dict."""
     data = read_json(source)
     if not isinstance(data, dict):
-        raise InvalidBoardError("board", f"expected a JSON object, got {type(data).__name__}")
+        raise InvalidBoardError("board", f"expected a JSON object, got {json_type(data)}")
     try:
         parsed = _BoardIn.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InvalidBoardError(_location(tuple(err["loc"])), _message(err["msg"])) from None
+        raise _board_error(exc.errors()) from None
     return _build(parsed)
+
+
+_UNION_TAGS = {"literal['all']": str, "list[constrained-str]": list, "_ControllerIn": dict}
+"""The branches of a selection (``Selection``) as pydantic names them in an error's location."""
+
+
+def _board_error(errors: list[Any]) -> InvalidBoardError:
+    """The first validation error, named by its field; for a selection, the error of the form the
+    input has (a list of ids, or ``{"controller": ...}``), else what forms a selection takes."""
+    err = errors[0]
+    loc = tuple(err["loc"])
+    tags = [i for i, part in enumerate(loc) if part in _UNION_TAGS]
+    if tags:
+        field = loc[:tags[0]]
+        given = type(err["input"])
+        for other in errors:
+            at = tuple(other["loc"])
+            if at[:len(field)] == field and len(at) > len(field) and _UNION_TAGS.get(at[len(field)]) is given \
+                    and given is not str:
+                return InvalidBoardError(_location(field + at[len(field) + 1:]), _message(other["msg"]))
+        return InvalidBoardError(_location(field), "expected \"all\", a list of ids, or {\"controller\": a player id}")
+    if loc and loc[-1] == "[key]":  # a key of an object, not its value
+        return InvalidBoardError(_location(loc[:-1]), "key: " + _message(err["msg"]))
+    return InvalidBoardError(_location(loc), _message(err["msg"]))
 
 
 def _build(raw: _BoardIn) -> Board:

@@ -550,3 +550,26 @@ def test_json_output_is_identical_in_process(tmp_path: Path, capsys: pytest.Capt
     # 4 power: spawn needs 3 and hunter 1, so both die (510.1c example); the 2 + 1 back kill the 4/3
     assert set(result["outcome"]["destroyed"]) == {"regrower", "spawn", "hunter"}
     assert result["objective"]["value"] == 1  # two of B's (value 1 each) minus one of A's
+
+
+@pytest.mark.parametrize("command", ["solve", "check"])
+def test_a_reader_that_closes_standard_output_early_gets_a_quiet_exit(command: str, tmp_path: Path) -> None:
+    """``mtg-combat solve BOARD | head -0``: no traceback and no internal error."""
+    board = write(tmp_path, "board.json", {"players": [{"id": "A"}, {"id": "B"}], "creatures": [
+        {"id": "x", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"}]})
+    args = [board] if command == "solve" else [board, write(tmp_path, "a.json", [entry("x", "B", 2)])]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", command, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""
+
+
+def test_table_output_escapes_control_characters_and_unpaired_surrogates_in_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = write(tmp_path, "board.json", {"players": [{"id": "A"}, {"id": "B"}], "creatures": [
+        {"id": "x", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "name": "Evil\n\x1b[31m\ud800"}]})
+    code, out, _ = run_main(capsys, "solve", board, "--format", "table")
+    assert code == 0
+    assert "x (Evil\\n\\u001b[31m\\ud800)" in out and "\x1b" not in out

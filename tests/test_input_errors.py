@@ -316,6 +316,19 @@ CASES: list[Case] = [
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)toxic.*number|number.*toxic"),
     bcase("empty-keyword", with_board(lambda b: creature(b, 0).update(keywords=["trample", "  "])),
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)empty"),
+    # ---- JSON objects and effect selections ---------------------------------------------------------
+    rawcase("duplicate-json-key", b'{"players": [{"id": "A"}], "players": [{"id": "B"}]}', "board",
+            r"(?i)\"players\" appears twice"),
+    bcase("empty-commander-damage-key", with_board(lambda b: b["players"][1].update(commander_damage={"": 3})),
+          'players[1].commander_damage[""]', r"(?i)key.*at least 1 character"),
+    bcase("selection-object-with-a-typo",
+          with_board(lambda b: b.update(effects=[{"kind": "prevent", "sources": {"controler": "A"}}])),
+          ("effects[0].sources.controller", "effects[0].sources.controler"), r"(?i)required|extra|not permitted"),
+    bcase("selection-list-with-a-number",
+          with_board(lambda b: b.update(effects=[{"kind": "prevent", "recipients": ["b1", 5]}])),
+          "effects[0].recipients[1]", r"(?i)string"),
+    bcase("selection-of-another-kind", with_board(lambda b: b.update(effects=[{"kind": "prevent", "recipients": 3}])),
+          "effects[0].recipients", r'"all", a list of ids, or \{"controller"'),
     # ---- solve requests ---------------------------------------------------------------------------
     rcase("unknown-objective", {"objective": ["kills", "bogus"]}, ("--objective", "kills,bogus"),
           "objective", r"(?i)unknown.*bogus"),
@@ -327,7 +340,18 @@ CASES: list[Case] = [
     rcase("negative-time-limit", {"time_limit": -1}, ("--time-limit", "-1"), "time_limit",
           r"(?i)positive|negative|-1"),
     rcase("zero-time-limit", {"time_limit": 0}, ("--time-limit", "0"), "time_limit", r"(?i)positive|0"),
+    rcase("time-limit-beyond-any-clock", {"time_limit": 10**400}, ("--time-limit", "1e12"), "time_limit",
+          r"at most 1e\+09 seconds"),
     # ---- assignment files for check ---------------------------------------------------------------
+    acase("dealing-shield-index-not-ascii-digits",
+          dict(LEGAL_ASSIGNMENT, dealing=[{"step": "regular", "source": "a1", "target": "b1", "order": [],
+                                           "prevented": {"\u00b2": 1}}]),
+          'dealing[0].prevented["\\u00b2"]', r"(?i)not the index of a shield"),
+    acase("dealing-two-choices-for-one-damage",
+          dict(LEGAL_ASSIGNMENT, dealing=[{"step": "regular", "source": "a1", "target": "b1", "order": []}] * 2),
+          "dealing[1]", r"a second choice for a1's regular damage to b1 \(also dealing\[0\]\)"),
+    acase("assignment-field-with-a-line-break", entries({"source": "a1", "target": "b1", "amount": 3, "x\ny": 1}),
+          'assignments[0]["x\\ny"]', r"(?i)unknown field"),
     acase("assignment-unknown-source", entries({"source": "zz", "target": "b1", "amount": 1}),
           "assignments[0].source", r"zz"),
     acase("assignment-source-is-a-player",
@@ -699,3 +723,39 @@ def test_check_api_reads_dealing_as_json_and_rejects_what_is_not_an_assignment()
     with pytest.raises(InvalidAssignmentError) as info:
         check(board, as_json, result.dealing)
     assert info.value.field == "dealing" and "twice" in info.value.problem
+
+
+def test_a_request_whose_command_is_not_a_string_is_an_error_naming_it() -> None:
+    from optimizer.protocol import answer
+
+    for command, kind in ((["check"], "an array"), ({"x": 1}, "an object"), (3, "a number")):
+        ok, line = answer(json.dumps({"id": 1, "command": command, "board": base_board()}))
+        assert not ok and json.loads(line)["error"] == f"command: expected one of solve, check, got {kind}"
+
+
+def test_a_board_file_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(base_board()).encode())
+    assert load_board(str(path)) == load_board(base_board())
+
+
+def test_an_integer_too_long_to_read_is_named_without_python_advice(tmp_path: Path) -> None:
+    path = tmp_path / "digits.json"
+    path.write_bytes(b'{"players": [{"id": "A", "life": ' + b"9" * 5000 + b"}]}")
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(str(path))
+    assert info.value.problem == "malformed JSON: an integer with more than 4300 digits"
+
+
+def test_check_api_reads_a_board_as_solve_does() -> None:
+    """``optimizer.check`` takes a dict or a path like ``solve``; the rules layer's ``check`` takes a
+    Board and says so with a typed error."""
+    from optimizer.check import check as rules_check
+
+    assert check(base_board(), LEGAL_ASSIGNMENT).legal
+    with pytest.raises(InvalidBoardError) as info:
+        check(5, LEGAL_ASSIGNMENT)
+    assert info.value.field == "board"
+    with pytest.raises(InvalidBoardError) as info:
+        rules_check(base_board(), LEGAL_ASSIGNMENT)
+    assert "expected a Board" in info.value.problem
