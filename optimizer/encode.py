@@ -438,6 +438,12 @@ class CombatModel:
                     return (f"{self.damaged_by(c.id)} divides the damage dealt to {c.id} (banding, 702.22j), "
                             "while whether its controller loses and it leaves the game with them (800.4a) "
                             "is up to the active player")
+            for c in self.sources(Step.REGULAR):
+                divider = self.chooser[c.id]
+                if c.attacking is not None and board.is_battle(c.attacking) and divider != c.controller:
+                    return (f"{divider} divides {c.id}'s damage among its blockers (banding, 702.22j); if {divider} "
+                            f"loses in the first-strike step, they leave the game with it (800.4a) while the battle "
+                            f"{c.attacking} stays attacked (704.5w), and {c.controller} divides again")
         shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
         first = self.sources(Step.FIRST_STRIKE)

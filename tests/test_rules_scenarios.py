@@ -1164,6 +1164,21 @@ def test_704_5a_a_battle_takes_no_regular_damage_once_the_game_is_over() -> None
     assert solved(three, ["defense", "lethal"]).objective == {"defense": 2, "lethal": 1}
 
 
+def test_702_22j_banding_blockers_leave_with_the_protector_and_the_battle_stays() -> None:
+    """Three players. A's double strike 4/4 on C (1 life) makes C lose in the first-strike step (704.5a),
+    and C's creatures leave with it (800.4a), among them the banding 5/3 blocking A's 5/4 trampler on
+    B's battle that C protects. While the blocker was there C divided the trampler's damage among its
+    blockers only (702.22j); now the trampler, blocked with no blocker left, assigns all 5 to the
+    battle, which stays attacked (702.19e, 704.5w): its defense 2 goes to 0. lethal 1 (C), poison 0."""
+    board = make_board(attacker("t", 5, 4, "bt", "trample", "deathtouch"), attacker("ds", 4, 4, "C", "double strike"),
+                       blocker("cb", 5, 3, "t", "banding", "indestructible", controller="C"),
+                       players=[player("A"), player("C", life=1), player("B", life=3)],
+                       battles=[battle("bt", 2, protector="C", controller="B")])
+    result = solved(board, ["poison", "lethal"])
+    assert result.objective == {"poison": 0, "lethal": 1}
+    assert assigned(result, "t", "bt") == 5 and result.outcome.battles["bt"] == 0
+
+
 def test_800_4a_a_battle_leaves_with_its_controller_and_a_player_who_left_takes_no_damage() -> None:
     """800.4a: C's battle (protected by B) leaves the game with C when C loses in the first-strike
     step, so A's 2/2 on it deals no damage in the regular step; nor does A's 2/2 trampler on C,
