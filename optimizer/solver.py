@@ -1131,7 +1131,7 @@ class _Game:
             if solver is None:  # out of time: any legal assignment will do (CP-SAT usually finds one at once)
                 cm.model.clear_objective()
                 solver = cp_model.CpSolver()
-                self.settings.apply(solver, FALLBACK_SECONDS, len(cm.model.proto.variables), self.magnitude)
+                self.settings.apply(solver, FALLBACK_SECONDS)
                 solver.parameters.max_deterministic_time = 10.0
                 status = solver.solve(cm.model)
                 if status == cp_model.INFEASIBLE and self.case is not None:
