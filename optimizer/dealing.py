@@ -21,7 +21,7 @@ from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
 from .errors import InvalidAssignmentError, key_path
 
-_INDEX = re.compile(r"^[0-9]{1,9}$")
+_INDEX = re.compile(r"[0-9]{1,9}")
 """A shield's index as a key of ``prevented`` (ASCII digits only)."""
 
 
@@ -55,6 +55,7 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
     for i, item in enumerate(data):
         where = f"dealing[{i}]"
         if isinstance(item, DealingChoice):
+            _once(seen, item, where)
             out.append(item)
             continue
         if not isinstance(item, dict):
@@ -75,18 +76,26 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
         amounts = []
         for key, n in prevented.items():
             at = key_path(f"{where}.prevented", key)
-            index = int(key) if isinstance(key, str) and _INDEX.match(key) else None
+            index = int(key) if isinstance(key, str) and _INDEX.fullmatch(key) else None
             if index is None or index not in effects or not board.effects[index].is_shield:
                 raise InvalidAssignmentError(at, "not the index of a shield on the board")
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
                 raise InvalidAssignmentError(at, f"expected a non-negative integer, got {n!r}")
             amounts.append((index, n))
-        if (step, source, target) in seen:
-            raise InvalidAssignmentError(where, f"a second choice for {source}'s {step.value.replace('_', '-')} "
-                                         f"damage to {target} (also {seen[(step, source, target)]})")
-        seen[(step, source, target)] = where
-        out.append(DealingChoice(step, source, target, tuple(order), tuple(sorted(amounts))))
+        choice = DealingChoice(step, source, target, tuple(order), tuple(sorted(amounts)))
+        _once(seen, choice, where)
+        out.append(choice)
     return tuple(out)
+
+
+def _once(seen: dict[tuple[Step, ObjectId, ObjectId], str], choice: DealingChoice, where: str) -> None:
+    """One dealing choice per damage: a second one for the same damage is an error."""
+    cell = (choice.step, choice.source, choice.target)
+    if cell in seen:
+        raise InvalidAssignmentError(where, f"a second choice for {choice.source}'s "
+                                     f"{choice.step.value.replace('_', '-')} damage to {choice.target} "
+                                     f"(also {seen[cell]})")
+    seen[cell] = where
 
 
 @dataclass(frozen=True)

@@ -440,7 +440,8 @@ class CombatModel:
                             "is up to the active player")
             for c in self.sources(Step.REGULAR):
                 divider = self.chooser[c.id]
-                if c.attacking is not None and board.is_battle(c.attacking) and divider != c.controller:
+                if (c.attacking is not None and board.is_battle(c.attacking) and divider != c.controller
+                        and divider in self._hit_first):  # first-strike damage may make the divider lose
                     return (f"{divider} divides {c.id}'s damage among its blockers (banding, 702.22j); if {divider} "
                             f"loses in the first-strike step, they leave the game with it (800.4a) while the battle "
                             f"{c.attacking} stays attacked (704.5w), and {c.controller} divides again")

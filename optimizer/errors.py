@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import re
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_]+$")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
 
 
-def key_path(base: str, key: str) -> str:
+def key_path(base: str, key: object) -> str:
     """The field ``key`` of the object at ``base`` (``""``: at the top), quoted unless it is a plain name."""
-    if _PLAIN_KEY.match(key):
+    key = str(key)
+    if _PLAIN_KEY.fullmatch(key):
         return f"{base}.{key}" if base else key
     return f"{base}[{json.dumps(key)}]"
 

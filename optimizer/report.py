@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Iterable
 
 from .assignment import Assignment, Step
@@ -14,8 +14,12 @@ from .rules import Outcome, damage_steps, first_step, step_choices
 
 def _label(board: Board, object_id: ObjectId) -> str:
     obj = board.get(object_id)
-    name = getattr(obj, "name", None)  # line breaks and control characters escaped, as in JSON
-    return f"{object_id} ({json.dumps(name, ensure_ascii=False)[1:-1]})" if name else object_id
+    name = getattr(obj, "name", None)
+    return f"{object_id} ({_CONTROL.sub(lambda m: repr(m.group())[1:-1], name)})" if name else object_id
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Control characters, line breaks included: escaped in a name (\\n, \\x1b) to keep the table whole."""
 
 
 def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:

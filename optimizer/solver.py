@@ -1131,13 +1131,17 @@ class _Game:
             if solver is None:  # out of time: any legal assignment will do (CP-SAT usually finds one at once)
                 cm.model.clear_objective()
                 solver = cp_model.CpSolver()
-                self.settings.apply(solver, FALLBACK_SECONDS)
+                # wall time only under a time limit: without one every limit is deterministic
+                self.settings.apply(solver, None if self.deadline is None else FALLBACK_SECONDS)
                 solver.parameters.max_deterministic_time = 10.0
                 status = solver.solve(cm.model)
                 if status == cp_model.INFEASIBLE and self.case is not None:
                     raise _CaseInfeasible()
-                if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                if status == cp_model.UNKNOWN:
                     raise _NoLine()
+                if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                    raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
+                                      "combat has a legal assignment")
                 break
             if len(stages) > 1 and not isinstance(expr, int):
                 cm.model.add(expr >= solver.value(expr))

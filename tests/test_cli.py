@@ -572,4 +572,4 @@ def test_table_output_escapes_control_characters_and_unpaired_surrogates_in_name
         {"id": "x", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "name": "Evil\n\x1b[31m\ud800"}]})
     code, out, _ = run_main(capsys, "solve", board, "--format", "table")
     assert code == 0
-    assert "x (Evil\\n\\u001b[31m\\ud800)" in out and "\x1b" not in out
+    assert "x (Evil\\n\\x1b[31m\\ud800)" in out and "\x1b" not in out

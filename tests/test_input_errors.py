@@ -759,3 +759,36 @@ def test_check_api_reads_a_board_as_solve_does() -> None:
     with pytest.raises(InvalidBoardError) as info:
         rules_check(base_board(), LEGAL_ASSIGNMENT)
     assert "expected a Board" in info.value.problem
+
+
+SHIELDED = {"players": [{"id": "A"}, {"id": "B"}],
+            "creatures": [{"id": "a", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
+            "effects": [{"kind": "prevent", "amount": 2, "recipients": ["B"]}, {"kind": "double", "recipients": ["B"]}]}
+HIT = [{"source": "a", "target": "B", "amount": 3}]
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"assignments": HIT, "dealing": [{"step": "regular", "source": "a", "target": "B", "order": [0, 1],
+                                       "prevented": {0: 2}}]}, "dealing[0].prevented.0"),
+    ({"assignments": HIT, "dealing": [{"step": "regular", "source": "a", "target": "B", "order": [0, 1],
+                                       "prevented": {"0\n": 2}}]}, 'dealing[0].prevented["0\\n"]'),
+    ({"assignments": [{**HIT[0], 7: 1}]}, "assignments[0].7"),
+    ({"assignments": HIT, 7: 1}, "7"),
+])
+def test_check_api_keys_that_are_not_field_names_are_errors_naming_them(data: Any, field: str) -> None:
+    """Python callers may pass keys JSON cannot (numbers), or shield indexes with a line break: each is
+    an error naming the key, never a TypeError or a shield read twice."""
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), data)
+    assert info.value.field == field
+
+
+def test_two_dealing_choices_for_one_damage_are_an_error_however_they_are_given() -> None:
+    from optimizer import DealingChoice, Step
+
+    first = DealingChoice(Step.REGULAR, "a", "B", (0, 1), ((0, 2),))
+    second = {"step": "regular", "source": "a", "target": "B", "order": [1, 0], "prevented": {"0": 2}}
+    for dealing in ([first, DealingChoice(Step.REGULAR, "a", "B", (1, 0), ((0, 2),))], [first, second]):
+        with pytest.raises(InvalidAssignmentError) as info:
+            check(load_board(SHIELDED), HIT, dealing)
+        assert info.value.field == "dealing[1]" and "a second choice" in info.value.problem

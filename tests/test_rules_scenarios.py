@@ -1137,7 +1137,7 @@ def test_704_5w_a_battle_stays_attacked_when_its_protector_leaves_the_game() -> 
     is attacked gets a new protector only once no creature attacks it, so it can still be dealt combat
     damage. Three players; A's first-strike 3/3 deals B (3 life) lethal damage, and B leaves with its
     2/2 blocking A's 3/3 trampler on the battle (A controls it, B protects it, defense 6). In the
-    regular step the trampler, blocked with no blocker left, assigns all 3 to the battle (702.19e),
+    regular step the trampler, blocked with no blocker left, assigns all 3 to the battle (702.19d),
     and A's unblocked 2/2 on the battle 2 more: defense 5, lethal 1."""
     board = make_board(attacker("fs", 3, 3, "B", "first strike"), attacker("t", 3, 3, "bt", "trample"),
                        attacker("u", 2, 2, "bt"), blocker("b1", 2, 2, "t"),
@@ -1169,7 +1169,7 @@ def test_702_22j_banding_blockers_leave_with_the_protector_and_the_battle_stays(
     and C's creatures leave with it (800.4a), among them the banding 5/3 blocking A's 5/4 trampler on
     B's battle that C protects. While the blocker was there C divided the trampler's damage among its
     blockers only (702.22j); now the trampler, blocked with no blocker left, assigns all 5 to the
-    battle, which stays attacked (702.19e, 704.5w): its defense 2 goes to 0. lethal 1 (C), poison 0."""
+    battle, which stays attacked (702.19d, 704.5w): its defense 2 goes to 0. lethal 1 (C), poison 0."""
     board = make_board(attacker("t", 5, 4, "bt", "trample", "deathtouch"), attacker("ds", 4, 4, "C", "double strike"),
                        blocker("cb", 5, 3, "t", "banding", "indestructible", controller="C"),
                        players=[player("A"), player("C", life=1), player("B", life=3)],
