@@ -1089,7 +1089,7 @@ class CombatModel:
         return out
 
     def _trample(self, s: Creature, cells: Mapping[Cell, Expr], present, incoming, pw_before,
-                 unblocked: Expr = 0, lethal: dict[ObjectId, Expr] | None = None) -> None:
+                 unblocked: Expr, lethal: dict[ObjectId, Expr]) -> None:
         """Damage past the blockers only once each blocker still there is assigned lethal damage,
         counting damage already marked and every creature's damage this step, with any deathtouch
         damage lethal (702.19b, 702.2c); to the controller only once the planeswalker is assigned
@@ -1099,7 +1099,6 @@ class CombatModel:
         past = [cells[(s.id, t)] for t, r in targets if r != CREATURE and (s.id, t) in cells]
         if not past or all(_is_const(p) and p == 0 for p in past):
             return
-        lethal = {} if lethal is None else lethal
         past_total = linear((1, p) for p in past)
         for blocker_id, route in targets:
             if route == CREATURE:
@@ -1390,7 +1389,8 @@ class _Indexed(dict):
 
 
 def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[ObjectId] | None = None) -> Expr:
-    """The damage in ``cells`` to ``target`` (only from the sources in ``only``, if given)."""
+    """The damage in ``cells`` to ``target`` (only from the sources in ``only``, if given; none, with
+    no such sources on the board)."""
     if only is not None and not only:
         return 0
     if isinstance(cells, _Indexed):
@@ -1407,8 +1407,6 @@ def _sum_to(cells: Mapping[Cell, Expr], target: ObjectId, only: frozenset[Object
 
 def _dt(cm: CombatModel, cells: Mapping[Cell, Expr], target: ObjectId) -> Expr:
     """Whether a deathtouch source assigns ``target`` any damage in ``cells`` (702.2c)."""
-    if not cm.deathtouch:
-        return 0
     dt = _sum_to(cells, target, cm.deathtouch)
     return _at_least(cm, dt, 1)
 
@@ -1507,13 +1505,8 @@ class _State:
             return self.dead[c.id]  # nothing more reaches it
         cm = self.cm
         incoming = linear(((1, self.incoming[c.id]), (1, _sum_to(cells, c.id))))
-        counters = self.counters[c.id]
-        if cm.counter_sources:
-            counters = linear(((1, counters), (1, _sum_to(cells, c.id, cm.counter_sources))))
-        deathtouched = self.deathtouched[c.id]
-        if cm.deathtouch:
-            deathtouched = _or(cm, [deathtouched, _dt(cm, cells, c.id)])
-        return self._death(c, incoming, counters, deathtouched)
+        counters = linear(((1, self.counters[c.id]), (1, _sum_to(cells, c.id, cm.counter_sources))))
+        return self._death(c, incoming, counters, _or(cm, [self.deathtouched[c.id], _dt(cm, cells, c.id)]))
 
     def _to_player(self, q: ObjectId, cells: Mapping[Cell, Expr], infect: bool) -> Expr:
         cm = self.cm

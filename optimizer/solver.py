@@ -271,12 +271,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
-    try:
-        line, value, proven = game.solve()
-        dealing = game.dealing(line)
-    except _NoLine:
-        line, value, proven, dealing = simplest_line(board), None, False, ()
-        game.fallback = True
+    line, value, proven = game.solve()
+    dealing = () if game.fallback else game.dealing(line)
     try:
         result = check(board, line, dealing)
     except InvalidAssignmentError as exc:  # the solver's own line: not the caller's input
@@ -524,6 +520,15 @@ class _Game:
 
     # --- entry ------------------------------------------------------------------------------------
     def solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
+        """The line, the model's value of it (None if only the checker values it) and whether it is
+        proven optimal; :func:`simplest_line` when CP-SAT found no line in its time."""
+        try:
+            return self._solve()
+        except _NoLine:
+            self.fallback = True
+            return simplest_line(self.board), None, False
+
+    def _solve(self) -> tuple[tuple[Assignment, ...], int | None, bool]:
         probe = self.probe
         if probe.coupled_gain is not None and not probe.two_steps and not probe.any_coupled:
             return self._coupled_gain()
