@@ -364,6 +364,23 @@ def simplest_line(board: Board) -> tuple[Assignment, ...]:
     of its damage (510.1a) to its first recipient, a blocker if it has one, so that no damage goes
     past a blocker and no lethal damage is needed (510.1c-d, 702.19b); the regular step on the board
     the first-strike step leaves (510.4), with effects applied in board order."""
+    line = _first_recipient_line(board, forced=False)
+    assert line is not None
+    return line
+
+
+def forced_line(board: Board) -> tuple[Assignment, ...] | None:
+    """The only legal assignment when no player has a choice, else None: damage is dealt as
+    assigned (no damage effects or protection, so nobody orders effects or shields, 615.7, 616.1),
+    and in each damage step every creature that assigns damage has one recipient and one way to
+    assign (no "as though it weren't blocked", 702.19b-c trample and 510.1c-d make the others
+    two or more), so it assigns all of its damage there (510.1a); the regular step judged on the
+    board the first-strike step leaves (510.4)."""
+    return _first_recipient_line(board, forced=True) if board.plain_damage else None
+
+
+def _first_recipient_line(board: Board, forced: bool) -> tuple[Assignment, ...] | None:
+    """:func:`simplest_line`; with ``forced``, None as soon as a creature has a choice."""
     line: list[Assignment] = []
     current: Board | None = board
     for step in damage_steps(board):
@@ -372,6 +389,9 @@ def simplest_line(board: Board) -> tuple[Assignment, ...]:
         played = []
         for creature in current.combatants:
             targets = recipients(current, creature, step)
+            if forced and (len(targets) > 1 or (len(assignment_modes(current, creature)) > 1
+                                                and recipients(current, creature, step, True))):
+                return None
             if targets:
                 played.append(Assignment(step, creature.id, next(iter(targets)), damage_amount(creature)))
         line += played

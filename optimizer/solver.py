@@ -69,7 +69,7 @@ from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .objectives import objective_values, parse_objective, parse_player
-from .rules import Outcome, damage_steps, first_step, simplest_line
+from .rules import Outcome, damage_steps, first_step, forced_line, simplest_line
 from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
@@ -209,8 +209,10 @@ class SolveResult:
     dealing: tuple[DealingChoice, ...] = ()
     """The affected players' choices for effects on the damage (616.1, 615.7), where they have one."""
     method: str = "cp-sat"
-    """``cp-sat``; for a board the encoding does not model, ``exhaustive`` (small boards) or ``stepwise``
-    (the first-strike step searched exhaustively, each regular step solved on its own)."""
+    """``cp-sat``; ``forced`` when no player has a choice (the only legal line, no model built,
+    :func:`~optimizer.rules.forced_line`); for a board the encoding does not model, ``exhaustive``
+    (small boards) or ``stepwise`` (the first-strike step searched exhaustively, each regular step
+    solved on its own)."""
     searched: int = field(default=0, repr=False, compare=False)
     """Lines the exhaustive searches reached (0 for ``cp-sat``): their work, as a count."""
 
@@ -235,6 +237,9 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if time_limit is not None and not time_limit <= MAX_TIME_LIMIT:
         raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]}: at most {MAX_TIME_LIMIT:.0e} seconds "
                                   "(leave it out for no limit)")
+    forced = forced_line(board)
+    if forced is not None:
+        return _forced(board, decider, names, forced)
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
     if reason is None and probe.two_steps and (probe.any_coupled or probe.coupled_gain is not None
@@ -286,6 +291,17 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
                           f"{game.scalar(values)} ({values})")
     warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
     return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, warnings, dealing)
+
+
+def _forced(board: Board, decider: ObjectId, names: tuple[str, ...], line: tuple[Assignment, ...]) -> SolveResult:
+    """The answer on a board where no player has a choice (:func:`forced_line`): its only legal line,
+    optimal for everyone, valued by the checker; no model is built."""
+    result = check(board, line)
+    if not result.legal or result.outcome is None:
+        raise SolverError("internal error: the only legal line fails the checker: "
+                          + "; ".join(map(str, result.violations)))
+    values = objective_values(board, result.outcome, decider, names)
+    return SolveResult("optimal", decider, values, line, result.outcome, board.warnings, (), "forced")
 
 
 def _unproven(reason: str) -> str:
@@ -357,7 +373,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                 result = solve(later, decider, names, settings=settings, time_limit=left)
             except NotSupportedError as error:
                 raise refused(f"in a regular step after the first-strike step: {error.problem}") from None
-            if result.method != "cp-sat":  # searched exhaustively too: counted against its own limit
+            if result.method in ("exhaustive", "stepwise"):  # searched too: counted against its own limit
                 searched += max(result.searched, count_leaves(later))  # lines reached, or its size
                 if deadline is None and searched > REGULAR_SEARCH_LIMIT:
                     raise SearchTooLarge(f"more than {REGULAR_SEARCH_LIMIT:,} lines in regular steps that the "

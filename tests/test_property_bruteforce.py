@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from unittest import mock
 
 from hypothesis import assume, event, given, settings
@@ -10,8 +11,10 @@ from hypothesis import strategies as st
 from boards import (banding_boards, boards, forced_lead_boards, lifelink_and_banding_boards,
                     lifelink_blocker_boards, objectives, separable_boards, shield_boards)
 from optimizer import check, load_board
-from optimizer.bruteforce import brute_force, count_leaves
-from optimizer.rules import simplest_line
+from optimizer.assignment import Step, normalize
+from optimizer.bruteforce import brute_force, count_leaves, creature_options
+from optimizer.check import step_violations
+from optimizer.rules import board_after_first_strike, damage_steps, deal_damage, forced_line, simplest_line
 import optimizer.solver as solver_module
 from optimizer.solver import SolverSettings, solve
 
@@ -259,3 +262,42 @@ def test_the_simplest_line_is_always_legal(board_json):
     board = load_board(board_json)
     verdict = check(board, simplest_line(board))
     assert verdict.legal, [str(v) for v in verdict.violations]
+
+
+def legal_lines(board) -> list[tuple]:
+    """Every legal line of a board without damage effects, step by step: every combination of every
+    creature's candidate splits (the brute force's), kept when the checker finds nothing wrong with
+    the step, the regular step on the board each legal first step leaves."""
+    lines = []
+
+    def step_lines(on, steps, before):
+        if not steps or on is None:
+            lines.append(normalize(before))
+            return
+        step = steps[0]
+        rows = [creature_options(on, c.id, step) for c in on.combatants]
+        for combo in product(*rows):
+            played = normalize(a for part in combo for a in part)
+            if step_violations(on, step, played):
+                continue
+            later = board_after_first_strike(on, deal_damage(on, played)) if step is Step.FIRST_STRIKE else None
+            step_lines(later, steps[1:], before + played)
+
+    step_lines(board, damage_steps(board), ())
+    return lines
+
+
+@settings(max_examples=300)
+@given(board_json=st.one_of(boards(), boards(strikes=True), boards(strikes=True, pressure=True), banding_boards()))
+def test_a_forced_line_is_the_only_legal_line(board_json):
+    """510.1a: when every creature that assigns damage has one recipient and one way to assign in each
+    step, and damage is dealt as assigned, the solver answers that line without a model; it must be
+    the board's only legal line (the brute force's splits judged by the checker)."""
+    board = load_board(board_json)
+    forced = forced_line(board)
+    assume(forced is not None)
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    assert legal_lines(board) == [normalize(forced)]
+    result = solve(board)
+    assert result.method == "forced" and result.status == "optimal"
+    assert normalize(result.assignments) == normalize(forced)
