@@ -133,6 +133,8 @@ def render_solution(board: Board, result: object) -> str:
 
     assert isinstance(result, SolveResult)
     proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (time limit)"
+    if result.method == "forced":
+        proof += " (the only legal assignment: no creature has two recipients or two ways to assign in a step, 510.1a)"
     lines = [f"{result.status}: {proof}; deciding player {result.player}",
              "objective (in priority order): "
              + ", ".join(f"{k} {v}" for k, v in result.objective.items()),

@@ -253,6 +253,22 @@ def test_table_output_simple_board(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "kills" in out and "player_damage" in out
 
 
+def test_a_board_without_choices_says_its_line_is_the_only_legal_one(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """510.1a: a 3/3 blocked by a 2/2, without trample, has one recipient, and so has the blocker."""
+    board = {"players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
+             "creatures": [{"id": "a", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"},
+                           {"id": "b", "controller": "B", "power": 2, "toughness": 2, "blocking": ["a"]}]}
+    path = write(tmp_path, "b.json", board)
+    code, out, _ = run_main(capsys, "solve", path, "--format", "json", "--objective", "kills")
+    assert code == 0
+    result = json.loads(out)
+    assert result["method"] == "forced" and result["status"] == "optimal" and result["objective"] == {"kills": 1}
+    assert {(a["source"], a["target"], a["amount"]) for a in result["assignments"]} == {("a", "b", 3), ("b", "a", 2)}
+    code, out, _ = run_main(capsys, "solve", path, "--format", "table")
+    assert code == 0 and "only legal assignment" in out.splitlines()[0] and "510.1a" in out.splitlines()[0]
+
+
 def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = json.loads(json.dumps(TRAMPLE_BOARD))
     board["creatures"][0]["keywords"].append("Flying")
