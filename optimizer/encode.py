@@ -1215,6 +1215,10 @@ class CombatModel:
     def identity(self, cell: Cell) -> bool:
         return self._dealt[cell].identity
 
+    def shield_amount(self, cell: Cell) -> int:
+        """How much damage the shield on ``cell``'s damage can prevent in all (615.7; 0 without one)."""
+        return self._dealt[cell].shield
+
     # --- objective parts --------------------------------------------------------------------------
     def _terms(self, st: "_State", cells: Mapping[Cell, Expr], player: ObjectId) -> dict[str, Term]:
         """The objective terms decided by ``player``'s second-step ``cells`` (and, for the active

@@ -373,9 +373,10 @@ def forced_line(board: Board) -> tuple[Assignment, ...] | None:
     """The only legal assignment when no player has a choice, else None: damage is dealt as
     assigned (no damage effects or protection, so nobody orders effects or shields, 615.7, 616.1),
     and in each damage step every creature that assigns damage has one recipient and one way to
-    assign (no "as though it weren't blocked", 702.19b-c trample and 510.1c-d make the others
-    two or more), so it assigns all of its damage there (510.1a); the regular step judged on the
-    board the first-strike step leaves (510.4)."""
+    assign, so it assigns all of its damage there (510.1a). A blocked creature that may assign as
+    though it weren't blocked has a choice whenever either way has a recipient: all to its blocker
+    or all to what it attacks, or, with nothing to assign to one way, all or none. The regular
+    step is judged on the board the first-strike step leaves (510.4)."""
     return _first_recipient_line(board, forced=True) if board.plain_damage else None
 
 
@@ -389,9 +390,9 @@ def _first_recipient_line(board: Board, forced: bool) -> tuple[Assignment, ...] 
         played = []
         for creature in current.combatants:
             targets = recipients(current, creature, step)
-            if forced and (len(targets) > 1 or (len(assignment_modes(current, creature)) > 1
-                                                and recipients(current, creature, step, True))):
-                return None
+            if forced and (len(targets) > 1 or (len(assignment_modes(current, creature)) > 1 and (
+                    targets or recipients(current, creature, step, True)))):
+                return None  # two recipients, or all of its damage one way or the other (or none)
             if targets:
                 played.append(Assignment(step, creature.id, next(iter(targets)), damage_amount(creature)))
         line += played

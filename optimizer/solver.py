@@ -39,7 +39,8 @@ every other player minimizes them. Three cases:
   its rounds took more CP-SAT work (deterministic time) than solving the second step after each reply
   left is likely to, it enumerates the replies instead. (With players after the
   responders on the active side, multiplayer only, verification enumerates the responders' distinct
-  replies instead: damage beyond a creature's toughness is all alike. So it does when the defender's
+  replies instead: damage beyond a creature's toughness, plus any shield on that damage (615.7), is
+  all alike. So it does when the defender's
   first-step reply decides whether a creature with banding survives to divide damage in the regular
   step, 702.22j: each model then builds the regular step with the divider the reply leaves, once per
   case when the active player's first step decides too; and when
@@ -1261,8 +1262,8 @@ def _line(values: Mapping[tuple[Step, ObjectId, ObjectId], int]) -> tuple[Assign
 
 def _distinct_splits(amount: int, caps: Sequence[int]):
     """One split of ``amount`` among attackers for each distinct outcome: damage to an attacker beyond
-    its toughness changes nothing (it is destroyed, or counters take it to 0, either way), so
-    amounts of at least the cap are one class; the excess goes to the first attacker at its cap.
+    its cap changes nothing (see :func:`_splits_of`), so amounts of at least the cap are one class;
+    the excess goes to the first attacker at its cap.
     Written here, not shared with the brute-force reference."""
     def classes(i: int, left: int, prefix: tuple[int, ...], full: int | None):
         cap = caps[i]
@@ -1289,8 +1290,9 @@ def _distinct_splits(amount: int, caps: Sequence[int]):
 def _split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
     """Every distinct way ``s``'s first-strike damage can be divided among the creatures it may damage
     (a blocker's attackers, 510.1d, or an attacker's blockers when the defender divides, 702.22j).
-    Damage beyond a creature's toughness is alike, except for a lifelink source whose damage dealt
-    depends on where it goes (effects, 120.3f): then every split is distinct."""
+    Damage beyond a creature's toughness plus what a shield on that damage can prevent (615.7: the
+    shield is used up and the creature destroyed either way) is alike, except for a lifelink source
+    whose damage dealt depends on where it goes (effects, 120.3f): then every split is distinct."""
     targets = [t for t, _ in cm.targets(s)]
     return [{(s.id, t): n for t, n in zip(targets, split)} for split in _splits_of(cm, s)]
 
@@ -1300,7 +1302,8 @@ def _splits_of(cm: CombatModel, s: Creature):
     targets = [t for t, _ in cm.targets(s)]
     amount = amount_of(s)
     exact = Keyword.LIFELINK in s.keywords and not all(cm.identity((s.id, t)) for t in targets)
-    caps = [amount] * len(targets) if exact else [cm.board.creature(t).toughness for t in targets]
+    caps = [amount] * len(targets) if exact else [
+        cm.board.creature(t).toughness + cm.shield_amount((s.id, t)) for t in targets]
     return _distinct_splits(amount, caps)
 
 

@@ -346,6 +346,21 @@ def test_shield_on_a_blocker_of_two_attackers_after_first_strike():
     assert result.objective == {"kills": 1} and result.method == "cp-sat"
 
 
+def test_shield_on_an_attacker_makes_one_more_damage_from_its_first_strike_blocker_count():
+    """615.7 in a three-player game (the defender's first-step replies are enumerated there): B's 3/3
+    first striker blocks a 2/1 with "prevent the next 1 damage" and a 4/1. 2 to the shielded one and 1
+    to the other kill both; 1 to the shielded one, beyond its toughness but not past its shield, is not
+    the same reply as 2."""
+    board = make_board(attacker("a1", 2, 1, "pw"), attacker("a2", 4, 1, "pw"),
+                       blocker("b0", 3, 3, ["a2", "a1"], "first strike"),
+                       players=[player("A", 12), player("B", 3), player("C", 4)],
+                       planeswalkers=[planeswalker("pw", 3)],
+                       effects=[{"kind": "prevent", "amount": 1, "recipients": ["a1"]}])
+    result = solved(board, ["kills"], "B")
+    assert result.objective == {"kills": 2} and result.method == "cp-sat"
+    assert assigned(result)[("b0", "a1")] == 2
+
+
 def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
     """A shield reachable by two attackers (615.7): B chooses which damage it prevents; the answer
     comes from the exhaustive game search and says so."""

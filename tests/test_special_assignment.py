@@ -150,3 +150,18 @@ def test_thorn_split_is_rejected_with_the_all_or_nothing_reason():
     assert not result.legal
     messages = [v.message for v in result.violations if v.source == "t"]
     assert messages and any("never a split" in m and "all of its damage to B" in m for m in messages), messages
+
+
+def test_thorn_attacking_a_planeswalker_removed_from_combat_may_assign_nothing():
+    """506.4c: as though unblocked, a Thorn-style attacker on C's planeswalker that left combat has
+    nothing to assign to, so it may assign nothing instead of all 3 to C's 1/1 blocker: a choice, even
+    with one recipient. B decides (kills: A's and C's creatures destroyed), and A, replying worst for
+    B, spares C's blocker; A deciding kills it."""
+    board = make_board(attacker("thorn", 3, 3, "pw", **THORN), blocker("b", 1, 1, "thorn", controller="C"),
+                       players=[player("A"), player("B"), player("C")],
+                       planeswalkers=[planeswalker("pw", 4, controller="C", removed_from_combat=True)])
+    assert check_line(board, dmg("b", "thorn", 1)).legal  # only the blocker's damage: Thorn assigns none
+    assert check_line(board, dmg("thorn", "b", 3), dmg("b", "thorn", 1)).legal
+    result = solved(board, ["kills"], "B")
+    assert result.objective == {"kills": 0} and result.method == "cp-sat"
+    assert solved(board, ["kills"], "A").objective == {"kills": 1}
