@@ -206,6 +206,8 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
 
 
 def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:
+    if damage_amount(creature) <= 0:  # it assigns no combat damage at all
+        return "510.1a"
     if creature.is_blocking:
         return "510.1d"
     if banding_chooser(board, creature) != creature.controller:

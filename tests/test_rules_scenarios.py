@@ -67,6 +67,13 @@ def test_510_1a_power_zero_or_negative_assigns_nothing(power: int) -> None:
     assert_illegal(board, dmg("a1", "B", 1), rule="510.1a")
 
 
+def test_510_1a_zero_power_blocked_creature_breaks_510_1a_only() -> None:
+    """510.1a: a blocked 0/3 that assigns 1 to its blocker breaks 510.1a (it assigns no combat damage),
+    not 510.1c: the blocker is a legal recipient of a creature that has damage to assign."""
+    board = make_board(attacker("z", 0, 3), blocker("b", 1, 1, "z"))
+    assert assert_illegal(board, dmg("z", "b", 1), dmg("b", "z", 1)) == {"510.1a"}
+
+
 def test_510_1a_zero_power_deathtouch_blocker_deals_no_damage() -> None:
     """510.1a (with 120.8/702.2b): a 0-power deathtouch blocker assigns nothing, so it destroys nothing."""
     board = make_board(attacker("a1", 3, 3), blocker("b1", 0, 4, "a1", "deathtouch"))
