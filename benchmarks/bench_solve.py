@@ -829,8 +829,8 @@ def main() -> int:
     report += main_table(runs)
     methods = {r.name: Counter(t.get("method", "-") for t in r.tuned) for r in runs}
     if any(set(m) - {"cp-sat"} for m in methods.values()):
-        report += ["", "How the tuned solves were made (`method`; `exhaustive` and `stepwise` are the searches for "
-                   "boards the encoding does not model): " + "; ".join(
+        report += ["", "How the tuned solves were made (`method`; `forced`: no player has a choice, no model; "
+                   "`exhaustive` and `stepwise` are the searches for boards the encoding does not model): " + "; ".join(
                        f"{name}: " + ", ".join(f"{k} {v}" for k, v in m.most_common()) for name, m in methods.items())]
     typical = next((r for r in runs if r.name == "typical"), None)
     if pool:
