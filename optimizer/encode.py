@@ -609,39 +609,60 @@ class CombatModel:
         """+1 if more damage dealt in ``cell`` is never worse for the decider (lexicographically), -1
         if never better, 0 if it changes nothing, None if it depends. For damage in the last damage
         step: what it leads to is then final."""
-        source, target = self.board.creature(cell[0]), cell[1]
-        if Keyword.LIFELINK in source.keywords:
+        source = self.board.creature(cell[0])
+        vector = self._damage_vector(cell)
+        if vector is None:
             return None
-        b, names = self.board, self.objective
-        multiplayer = len(b.players) >= 3
-        vector: dict[str, int] = {}
-        obj = b.get(target)
-        if isinstance(obj, Creature):
-            mine = obj.controller == self.decider
-            vector = {"kills": 0 if mine else 1, "survivors": -1 if mine else 0,
-                      "value": -obj.value if mine else obj.value}
-        elif b.is_player(target):
-            if target == self.decider:
-                if not multiplayer:
-                    return 0
-                own = [c.value for c in self.combatants if c.controller == target]
-                if any(v < 0 for v in own):
-                    return None
-                vector = {"survivors": -1 if own else 0, "value": -1 if any(own) else 0}
-            else:
-                theirs = [c.value for c in self.combatants if c.controller == target]
-                if multiplayer and any(v < 0 for v in theirs):
-                    return None
-                vector = {"lethal": 1, "player_damage": 1, "poison": 1, "kills": 1 if multiplayer else 0,
-                          "value": 1 if multiplayer else 0}
-        elif b.is_planeswalker(target):
-            vector = {"loyalty": 0 if obj.controller == self.decider else 1}
-        else:
-            vector = {"defense": 0 if obj.protector == self.decider else 1}
-        for name in names:
+        sign = self._first_sign(vector)
+        if Keyword.LIFELINK not in source.keywords:
+            return sign
+        # 702.15b: its controller gains the damage dealt, which can only help the decider if it is
+        # the decider (life_gained) and only hurt it otherwise (an opponent who might lose survives
+        # more often, 510.2). The gain and what the damage does to its recipient happen apart from
+        # each other, so both must lean the same way. With three or more players a player's loss
+        # moves creatures too (800.4a): left to the exhaustive search.
+        if len(self.board.players) >= 3:
+            return None
+        gain = self._first_sign({"life_gained": 1} if source.controller == self.decider else {"lethal": -1})
+        if sign and gain and sign != gain:
+            return None
+        return sign or gain
+
+    def _first_sign(self, vector: Mapping[str, int]) -> int:
+        """The sign of the first objective ``vector`` moves, in the objectives' order (0: none)."""
+        for name in self.objective:
             if vector.get(name, 0):
                 return 1 if vector[name] > 0 else -1
         return 0
+
+    def _damage_vector(self, cell: Cell) -> dict[str, int] | None:
+        """How more damage dealt in ``cell`` can move each objective through its recipient (it is
+        destroyed, loses, has loyalty or defense removed): all of these together or none; None if
+        that depends on more (creatures of negative value leaving with a player, 800.4a)."""
+        target = cell[1]
+        b = self.board
+        multiplayer = len(b.players) >= 3
+        obj = b.get(target)
+        if isinstance(obj, Creature):
+            mine = obj.controller == self.decider
+            return {"kills": 0 if mine else 1, "survivors": -1 if mine else 0,
+                    "value": -obj.value if mine else obj.value}
+        if b.is_player(target):
+            if target == self.decider:
+                if not multiplayer:
+                    return {}
+                own = [c.value for c in self.combatants if c.controller == target]
+                if any(v < 0 for v in own):
+                    return None
+                return {"survivors": -1 if own else 0, "value": -1 if any(own) else 0}
+            theirs = [c.value for c in self.combatants if c.controller == target]
+            if multiplayer and any(v < 0 for v in theirs):
+                return None
+            return {"lethal": 1, "player_damage": 1, "poison": 1, "kills": 1 if multiplayer else 0,
+                    "value": 1 if multiplayer else 0}
+        if b.is_planeswalker(target):
+            return {"loyalty": 0 if obj.controller == self.decider else 1}
+        return {"defense": 0 if obj.protector == self.decider else 1}
 
     def most_dealt(self, c: Creature) -> int:
         """A bound on the damage ``c`` deals in one step, effects included (pooled shields may prevent

@@ -361,6 +361,26 @@ def test_shield_on_an_attacker_makes_one_more_damage_from_its_first_strike_block
     assert assigned(result)[("b0", "a1")] == 2
 
 
+@pytest.mark.parametrize("decider, objective, expected", [
+    ("A", ["lethal", "survivors"], {"lethal": 1, "survivors": 1}),  # the 7/7 lives, the 3/3 does not
+    ("B", ["life_gained"], {"life_gained": 5}),
+])
+def test_order_of_effects_on_lifelink_damage_follows_the_gain(decider, objective, expected):
+    """616.1 with 702.15b and 510.2: B's 2/2 lifelink blocker's damage to A's 3/3 gets +1 and is
+    doubled, in the order A (the affected player) chooses: 5 or 6, and B gains that much while an
+    unblocked 7/7 deals B (at 2 life) 7. A chooses 5 whoever decides: B goes to 0 and loses, and gains 5.
+    More damage only helps B here, so the encoding models the order instead of leaving the board to
+    the exhaustive search."""
+    board = make_board(attacker("a", 3, 3), attacker("u", 7, 7), blocker("b", 2, 2, "a", "lifelink"),
+                       players=[player("A"), player("B", 2)],
+                       effects=[{"kind": "add", "amount": 1, "sources": {"controller": "B"},
+                                 "recipients": {"controller": "A"}},
+                                {"kind": "double", "sources": {"controller": "B"}, "recipients": {"controller": "A"}}])
+    result = solved(board, objective, decider)
+    assert result.objective == expected and result.method == "cp-sat"
+    assert result.outcome.players["B"].life == 0 and result.outcome.players["B"].lost
+
+
 def test_board_the_encoding_does_not_model_is_solved_exhaustively_when_small():
     """A shield reachable by two attackers (615.7): B chooses which damage it prevents; the answer
     comes from the exhaustive game search and says so."""
