@@ -279,30 +279,33 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     line, value, proven = game.solve()
     dealing = () if game.fallback else game.dealing(line)
-    try:
-        result = check(board, line, dealing)
-    except InvalidAssignmentError as exc:  # the solver's own line: not the caller's input
-        raise SolverError(f"internal error: the solver's dealing choices fail the checker: {exc}") from None
-    if not result.legal or result.outcome is None:
-        raise SolverError("internal error: the solver's assignment fails the checker: "
-                          + "; ".join(map(str, result.violations)))
-    values = objective_values(board, result.outcome, decider, names)
+    outcome, values = _checked(board, line, dealing, decider, names, "the solver's")
     if value is not None and game.scalar(values) != value:
         raise SolverError(f"internal error: the model values the line at {value}, the checker at "
                           f"{game.scalar(values)} ({values})")
     warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
-    return SolveResult("optimal" if proven else "feasible", decider, values, line, result.outcome, warnings, dealing)
+    return SolveResult("optimal" if proven else "feasible", decider, values, line, outcome, warnings, dealing)
+
+
+def _checked(board: Board, line: tuple[Assignment, ...], dealing: Sequence[DealingChoice], decider: ObjectId,
+             names: Sequence[str], whose: str) -> tuple[Outcome, dict[str, int]]:
+    """The checker's outcome of one of the solver's own lines, and its objective values; a line (or
+    dealing choice) the checker rejects is an internal error, not the caller's input."""
+    try:
+        result = check(board, line, dealing)
+    except InvalidAssignmentError as exc:
+        raise SolverError(f"internal error: {whose} dealing choices fail the checker: {exc}") from None
+    if not result.legal or result.outcome is None:
+        raise SolverError(f"internal error: {whose} line fails the checker: "
+                          + "; ".join(map(str, result.violations)))
+    return result.outcome, objective_values(board, result.outcome, decider, names)
 
 
 def _forced(board: Board, decider: ObjectId, names: tuple[str, ...], line: tuple[Assignment, ...]) -> SolveResult:
     """The answer on a board where no player has a choice (:func:`forced_line`): its only legal line,
     optimal for everyone, valued by the checker; no model is built."""
-    result = check(board, line)
-    if not result.legal or result.outcome is None:
-        raise SolverError("internal error: the only legal line fails the checker: "
-                          + "; ".join(map(str, result.violations)))
-    values = objective_values(board, result.outcome, decider, names)
-    return SolveResult("optimal", decider, values, line, result.outcome, board.warnings, (), "forced")
+    outcome, values = _checked(board, line, (), decider, names, "the forced")
+    return SolveResult("optimal", decider, values, line, outcome, board.warnings, (), "forced")
 
 
 def _unproven(reason: str) -> str:
@@ -394,10 +397,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         raise refused(f"the board is too large for the exhaustive search ({lines}; pruned, it still "
                       f"reached {too_large}; with a time limit it is searched until then)") from None
     proven &= found.complete
-    result = check(board, found.assignments, found.dealing)
-    if not result.legal or result.outcome is None:
-        raise SolverError("internal error: the exhaustive search's line fails the checker")
-    values = objective_values(board, result.outcome, decider, names)
+    outcome, values = _checked(board, found.assignments, found.dealing, decider, names, "the exhaustive search's")
     if tuple(values[n] for n in names) != found.value:
         raise SolverError("internal error: the exhaustive search and the checker disagree on the value")
     if stepwise and searched:
@@ -410,7 +410,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     warnings = board.warnings + (f"solved by {how}: {reason}",)
     if not proven:
         warnings += (_unproven("the time limit ran out during the search"),)
-    return SolveResult("optimal" if proven else "feasible", decider, values, found.assignments, result.outcome,
+    return SolveResult("optimal" if proven else "feasible", decider, values, found.assignments, outcome,
                        warnings, found.dealing, method, found.lines + searched)
 
 
@@ -1117,11 +1117,7 @@ class _Game:
         return probe.view(frozenset(probe.unstable & set(outcome.destroyed))).chooser
 
     def _line_value(self, line: tuple[Assignment, ...]) -> int:
-        result = check(self.board, line)
-        if not result.legal or result.outcome is None:
-            raise SolverError("internal error: a verification line fails the checker: "
-                              + "; ".join(map(str, result.violations)))
-        return self.scalar(objective_values(self.board, result.outcome, self.decider, self.names))
+        return self.scalar(_checked(self.board, line, (), self.decider, self.names, "a verification's")[1])
 
     # --- CP-SAT plumbing ----------------------------------------------------------------------------
     def _total(self, sc) -> Expr | None:
