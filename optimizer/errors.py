@@ -42,5 +42,6 @@ class InvalidRequestError(InputError):
 
 
 class NotSupportedError(InputError):
-    """A valid board the optimizer cannot yet solve exactly (too large for the exhaustive search
-    that covers what the CP-SAT encoding does not model)."""
+    """A valid board the optimizer cannot yet solve exactly: a creature in combat with an ability that
+    changes combat damage and is not modeled, or a board too large for the exhaustive search that
+    covers what the CP-SAT encoding does not model."""

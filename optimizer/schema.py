@@ -15,8 +15,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from .board import (COLORS, PROTECTION_QUALITIES, Battle, Board, Creature, Effect, EffectKind, Keyword,
-                    Planeswalker, Player, Selector, normalize_keyword, parse_keyword)
+                    Planeswalker, Player, Selector)
 from .errors import InvalidBoardError
+from .keyword_text import read_keywords
 
 MAX_NUMBER = 1_000_000
 """Bound on every number in a board (power, toughness, damage, life, loyalty, defense, value, ...)."""
@@ -26,9 +27,6 @@ MAX_CREATURES = 1_000
 Number = Annotated[StrictInt, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_NUMBER)]
 Id = Annotated[StrictStr, Field(min_length=1, max_length=200)]
-
-_TOXIC = re.compile(r"^toxic (\d+)$")
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -302,26 +300,10 @@ def _build(raw: _BoardIn) -> Board:
                                     "less is already in the graveyard (704.5f)")
         if c.damage < 0:
             raise InvalidBoardError(f"{at}.damage", f"{c.damage}: marked damage cannot be negative")
-        keywords: set[Keyword] = set()
-        others: list[str] = []
-        toxic = c.toxic
-        for k, text in enumerate(c.keywords):
-            norm = normalize_keyword(text)
-            kw = parse_keyword(norm)
-            match = _TOXIC.match(norm)
-            if kw is not None:
-                keywords.add(kw)
-            elif match:
-                digits = match.group(1)
-                if len(digits) > len(str(MAX_NUMBER)):
-                    raise InvalidBoardError(f"{at}.keywords[{k}]", f"toxic beyond {MAX_NUMBER}")
-                toxic += int(digits)
-            elif norm == "toxic":
-                raise InvalidBoardError(f"{at}.keywords[{k}]", "toxic needs a number (\"Toxic 2\") or the toxic field")
-            elif not norm:
-                raise InvalidBoardError(f"{at}.keywords[{k}]", "empty keyword")
-            else:
-                others.append(text)
+        read = read_keywords(at, c.id, c.keywords, c.attacking is not None or bool(c.blocking), MAX_NUMBER)
+        keywords = read.keywords
+        toxic = c.toxic + read.toxic
+        warnings.extend(read.warnings)
         if toxic > MAX_NUMBER:
             raise InvalidBoardError(f"{at}.toxic", f"total toxic {toxic} is beyond {MAX_NUMBER}")
         if c.damage >= c.toughness and Keyword.INDESTRUCTIBLE not in keywords:
@@ -350,17 +332,15 @@ def _build(raw: _BoardIn) -> Board:
             if c.controller != defender:
                 raise InvalidBoardError(where, f"{c.id!r} is controlled by {c.controller!r}, but {attacker_id!r} "
                                         f"attacks {attacker.attacking!r}, defended by {defender!r} (509.1a)")
-        for text in others:
-            warnings.append(f"{at}.keywords: {text!r} on {c.id!r} does not change combat damage; ignored")
         creatures.append(Creature(
             id=c.id, controller=c.controller, power=c.power, toughness=c.toughness, name=c.name,
-            damage=c.damage, keywords=frozenset(keywords), other_keywords=tuple(others), toxic=toxic,
+            damage=c.damage, keywords=keywords, other_keywords=read.ignored, toxic=toxic,
             value=c.value, attacking=c.attacking, blocked=bool(c.blocked) or bool(blocked_by),
             blocking=tuple(c.blocking), commander=c.commander,
             assigns_damage_by_toughness=c.assigns_damage_by_toughness,
             may_assign_as_though_unblocked=c.may_assign_as_though_unblocked,
             colors=_colors(f"{at}.colors", c.colors),
-            protection_from=_qualities(f"{at}.protection_from", c.protection_from),
+            protection_from=_qualities(f"{at}.protection_from", c.protection_from) | read.protection_from,
         ))
     effects = tuple(_effect(f"effects[{i}]", e, seen, player_ids, creature_by_id)
                     for i, e in enumerate(raw.effects))

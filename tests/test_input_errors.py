@@ -22,7 +22,8 @@ import pytest
 
 from optimizer import check, load_board, solve
 from optimizer.cli import main
-from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError)
+from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
+                              NotSupportedError)
 from optimizer.schema import MAX_NUMBER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,6 +317,20 @@ CASES: list[Case] = [
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)toxic.*number|number.*toxic"),
     bcase("empty-keyword", with_board(lambda b: creature(b, 0).update(keywords=["trample", "  "])),
           ("creatures[0].keywords[1]", "creatures[0].keywords"), r"(?i)empty"),
+    # a near miss of a modeled keyword would change the answer if it were ignored
+    bcase("keyword-typo", with_board(lambda b: creature(b, 0).update(keywords=["trample", "Firststrike"])),
+          "creatures[0].keywords[1]", r"(?i)did you mean 'first strike'"),
+    bcase("keyword-singular", with_board(lambda b: creature(b, 0).update(keywords=["trample over planeswalker"])),
+          "creatures[0].keywords[0]", r"(?i)did you mean 'trample over planeswalkers'"),
+    # abilities that change combat damage but are not modeled: refused for a creature in combat
+    bcase("protection-from-a-card-type",
+          with_board(lambda b: creature(b, 1).update(keywords=["Protection from artifacts"])),
+          "creatures[1].keywords[0]", r"(?i)artifacts is not modeled.*702\.16a", exc=NotSupportedError),
+    bcase("protection-from-colors-and-a-type",
+          with_board(lambda b: creature(b, 1).update(keywords=["protection from red and from Humans"])),
+          "creatures[1].keywords[0]", r"(?i)humans is not modeled", exc=NotSupportedError),
+    bcase("bands-with-other", with_board(lambda b: creature(b, 1).update(keywords=["Bands with other Legends"])),
+          "creatures[1].keywords[0]", r"(?i)not modeled.*702\.22j", exc=NotSupportedError),
     # ---- JSON objects and effect selections ---------------------------------------------------------
     rawcase("duplicate-json-key", b'{"players": [{"id": "A"}], "players": [{"id": "B"}]}', "board",
             r"(?i)\"players\" appears twice"),
@@ -486,7 +501,7 @@ def test_cli_check_rejects_bad_boards_too(case: Case, tmp_path: Path,
 
 
 SUBPROCESS_CASES = ["malformed-json", "duplicate-creature-id", "blocking-non-attacker",
-                    "power-beyond-bound", "unknown-objective",
+                    "power-beyond-bound", "unknown-objective", "bands-with-other",
                     "assignment-negative-amount"]
 
 
@@ -654,6 +669,56 @@ def test_other_keywords_warn_and_do_not_change_the_answer() -> None:
     assert odd.to_dict()["warnings"] == list(odd.warnings)
     # b1 needs 2 more for lethal; the rest (2) tramples over, plus a2's 1 unblocked
     assert plain.objective["player_damage"] == 3
+
+
+def test_an_unknown_keyword_is_ignored_with_a_warning_that_does_not_vouch_for_it() -> None:
+    board = two_player(
+        {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
+         "keywords": ["Ward {2}", "Poisonous 1"]})
+    warnings = solve(board).warnings
+    assert len(warnings) == 2, warnings
+    ward, poisonous = warnings
+    assert ward.startswith("creatures[0].keywords: 'Ward {2}'") and "does not change combat damage" in ward
+    assert poisonous == ("creatures[0].keywords: 'Poisonous 1' on 'a1' is not a keyword the optimizer knows; "
+                         "ignored, so the answer assumes it does not change combat damage")
+
+
+PROTECTED_BLOCKER = {"id": "b1", "controller": "B", "power": 1, "toughness": 2, "blocking": ["a1"]}
+
+
+@pytest.mark.parametrize("attacker_colors, protection, field_qualities", [
+    (["red"], "Protection from red", ["red"]),
+    (["red"], "protection from black and from red", ["black", "red"]),
+    (["green", "red"], "Protection from white, from blue, and from green", ["white", "blue", "green"]),
+    (["blue"], "protection from all colors", ["white", "blue", "black", "red", "green"]),
+    ([], "Protection from creatures", ["creatures"]),
+    ([], "protection from everything", ["everything"]),
+])
+def test_protection_written_as_a_keyword_is_the_protection_from_field(
+        attacker_colors: list[str], protection: str, field_qualities: list[str]) -> None:
+    # 702.16e: the 3/3's damage to a blocker protected from one of its qualities is prevented
+    def board(blocker: dict[str, Any]) -> dict[str, Any]:
+        return two_player({"id": "a1", "controller": "A", "power": 3, "toughness": 3, "colors": attacker_colors,
+                           "attacking": "B"}, blocker)
+    as_keyword = solve(board(dict(PROTECTED_BLOCKER, keywords=[protection])), objective=["kills"])
+    as_field = solve(board(dict(PROTECTED_BLOCKER, protection_from=field_qualities)), objective=["kills"])
+    unprotected = solve(board(PROTECTED_BLOCKER), objective=["kills"])
+    assert unprotected.objective == {"kills": 1}
+    assert as_keyword.objective == as_field.objective == {"kills": 0}
+    assert as_keyword.warnings == ()
+    assert as_keyword.outcome.to_dict() == as_field.outcome.to_dict()
+    assert load_board(board(dict(PROTECTED_BLOCKER, keywords=[protection]))).creature("b1").protection_from \
+        == frozenset(field_qualities)
+
+
+@pytest.mark.parametrize("text", ["Protection from artifacts", "Bands with other Dinosaurs"])
+def test_an_unmodeled_ability_on_a_creature_out_of_combat_is_only_a_warning(text: str) -> None:
+    board = two_player({"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+                       {"id": "b9", "controller": "B", "power": 1, "toughness": 1, "keywords": [text]})
+    result = solve(board, objective=["player_damage"])
+    assert result.objective == {"player_damage": 2}
+    assert result.warnings == (f"creatures[1].keywords: {text!r} on 'b9' is not modeled; ignored, as the "
+                               "creature is not in combat",)
 
 
 def test_indestructible_creature_may_have_lethal_damage_marked() -> None:

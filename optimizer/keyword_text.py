@@ -1,0 +1,131 @@
+"""Reading a creature's keyword texts: the abilities the rules layer models, toxic, protection written
+as a keyword, and the rest, which are ignored with a warning that says why.
+
+A text that names no modeled keyword is never silently taken to be harmless: keywords known to act
+only before or after combat damage are ignored as such, a near miss of a modeled keyword is an error
+(a typo would otherwise change the answer), and anything else is ignored with a warning that the answer
+assumes it does not change combat damage.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .board import COLORS, Keyword, normalize_keyword, parse_keyword
+from .errors import InvalidBoardError, NotSupportedError
+
+NO_COMBAT_DAMAGE: tuple[str, ...] = (
+    # who can block or be blocked (509.1b-c), over before combat damage
+    "flying", "reach", "menace", "defender", "fear", "intimidate", "skulk", "shadow", "horsemanship",
+    "landwalk", "islandwalk", "swampwalk", "forestwalk", "mountainwalk", "plainswalk", "desertwalk",
+    "can't block", "can't be blocked",
+    # triggered or static abilities that resolve before the combat damage step (the board's power and
+    # toughness already include them) or after it
+    "flanking", "bushido", "rampage", "exalted", "battle cry", "afflict", "annihilator", "myriad", "melee",
+    "dethrone", "provoke", "prowess", "mentor", "training", "enlist", "backup", "persist", "undying",
+    "renown", "decayed",
+    # abilities that do not act in combat
+    "vigilance", "haste", "flash", "hexproof", "shroud", "ward", "changeling", "devoid", "cycling",
+    "ninjutsu", "crew", "kicker", "evolve", "extort", "riot", "unleash", "dash", "evoke", "echo",
+    "morph", "megamorph", "disguise", "partner",
+)
+"""Keywords that do not change how combat damage is assigned, dealt or survived (with their parameter,
+as in "Ward {2}" or "Bushido 1")."""
+
+_TOXIC = re.compile(r"^toxic (\d+)$")
+_PROTECTION = re.compile(r"^protection from (.+)$")
+_QUALITY_SEPARATOR = re.compile(r"\s*(?:,\s*and from|,\s*from|and from|,\s*and|,|\band\b)\s*")
+
+
+@dataclass(frozen=True)
+class KeywordsRead:
+    """What a creature's ``keywords`` list says: modeled keywords, added toxic value, protection
+    qualities, the texts ignored, and one warning per ignored text."""
+
+    keywords: frozenset[Keyword]
+    toxic: int
+    protection_from: frozenset[str]
+    ignored: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bool, max_number: int) -> KeywordsRead:
+    """Read the keyword texts of the creature at ``at`` (``in_combat``: attacking or blocking;
+    ``max_number``: the bound on a toxic value)."""
+    keywords: set[Keyword] = set()
+    toxic = 0
+    protection: set[str] = set()
+    ignored: list[str] = []
+    warnings: list[str] = []
+    for k, text in enumerate(texts):
+        where = f"{at}.keywords[{k}]"
+        norm = normalize_keyword(text)
+        kw = parse_keyword(norm)
+        toxic_match = _TOXIC.match(norm)
+        protection_match = _PROTECTION.match(norm)
+        if kw is not None:
+            keywords.add(kw)
+        elif toxic_match:
+            digits = toxic_match.group(1)
+            if len(digits) > len(str(max_number)):
+                raise InvalidBoardError(where, f"toxic beyond {max_number}")
+            toxic += int(digits)
+        elif norm == "toxic":
+            raise InvalidBoardError(where, "toxic needs a number (\"Toxic 2\") or the toxic field")
+        elif not norm:
+            raise InvalidBoardError(where, "empty keyword")
+        elif protection_match:
+            qualities = _protection_qualities(where, text, protection_match.group(1), in_combat)
+            if qualities is None:
+                ignored.append(text)
+                warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not modeled; ignored, as "
+                                "the creature is not in combat")
+            else:
+                protection |= qualities
+        elif norm.startswith("bands with other"):
+            if in_combat:
+                raise NotSupportedError(where, f"{text!r} is not modeled: who divides combat damage depends on "
+                                        "the band's shared quality (702.22j-k); if the creatures it bands "
+                                        "with share that quality, give each of them the keyword 'banding'")
+            ignored.append(text)
+            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not modeled; ignored, as the "
+                            "creature is not in combat")
+        elif _known_harmless(norm):
+            ignored.append(text)
+            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} does not change combat damage; ignored")
+        else:
+            near = difflib.get_close_matches(norm, [kw.value for kw in Keyword], n=1, cutoff=0.85)
+            if near:
+                raise InvalidBoardError(where, f"{text!r} is not a keyword; did you mean {near[0]!r}?")
+            ignored.append(text)
+            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not a keyword the optimizer "
+                            "knows; ignored, so the answer assumes it does not change combat damage")
+    return KeywordsRead(frozenset(keywords), toxic, frozenset(protection), tuple(ignored), tuple(warnings))
+
+
+def _known_harmless(norm: str) -> bool:
+    return any(norm == name or norm.startswith(name + " ") for name in NO_COMBAT_DAMAGE)
+
+
+def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> frozenset[str] | None:
+    """The qualities of "protection from ..." (702.16a): colors, "all colors", creatures, everything;
+    None for another quality on a creature not in combat (it changes nothing then)."""
+    out: set[str] = set()
+    for quality in (q.strip() for q in _QUALITY_SEPARATOR.split(rest)):
+        if not quality:
+            continue
+        if quality in COLORS:
+            out.add(quality)
+        elif quality == "all colors":  # 105.2: each of the five colors
+            out.update(COLORS)
+        elif quality in ("creatures", "everything"):  # 702.16j: from everything
+            out.add(quality)
+        elif not in_combat:
+            return None
+        else:
+            raise NotSupportedError(where, f"{text!r}: protection from {quality} is not modeled, only from a "
+                                    "color, all colors, creatures or everything (702.16a)")
+    return frozenset(out)
