@@ -125,6 +125,12 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
     if outcome.destroyed:
         lines.append("  destroyed:")
         lines += [f"    {_label(board, d)}: {why_destroyed(board, outcome, d)}" for d in outcome.destroyed]
+    left: dict[ObjectId, list[ObjectId]] = {}
+    for o in outcome.left_game:
+        left.setdefault(board.get(o).controller, []).append(o)  # type: ignore[union-attr]
+    for player, ids in left.items():
+        lines.append(f"  left the game with player {player}, who lost (800.4a): "
+                     + ", ".join(_label(board, o) for o in ids))
     return lines
 
 

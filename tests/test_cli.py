@@ -269,6 +269,28 @@ def test_a_board_without_choices_says_its_line_is_the_only_legal_one(tmp_path: P
     assert code == 0 and "only legal assignment" in out.splitlines()[0] and "510.1a" in out.splitlines()[0]
 
 
+def test_table_and_text_outputs_say_what_left_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """800.4a: B (2 life) loses to the first striker, and its blocker leaves the game with it, so the
+    blocked 3/3 has no blocker left and deals no damage (510.1c); the value 1 is the blocker's leaving."""
+    board = {"players": [{"id": "A"}, {"id": "B", "life": 2}, {"id": "C"}],
+             "creatures": [
+                 {"id": "fs", "controller": "A", "power": 2, "toughness": 2, "keywords": ["first strike"],
+                  "attacking": "B"},
+                 {"id": "x", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"},
+                 {"id": "bb", "controller": "B", "power": 2, "toughness": 2, "blocking": ["x"]},
+                 {"id": "cc", "controller": "C", "power": 1, "toughness": 1}]}
+    path = write(tmp_path, "b.json", board)
+    code, out, _ = run_main(capsys, "solve", path, "--format", "json", "--objective", "value")
+    result = json.loads(out)
+    assert code == 0 and result["objective"] == {"value": 1} and result["outcome"]["left_game"] == ["bb"]
+    expected = "left the game with player B, who lost (800.4a): bb"
+    code, out, _ = run_main(capsys, "solve", path, "--format", "table", "--objective", "value")
+    assert code == 0 and expected in out.splitlines()[-1], out
+    assignment = write(tmp_path, "a.json", {"assignments": result["assignments"]})
+    code, out, _ = run_main(capsys, "check", path, assignment, "--format", "text")
+    assert code == 0 and any(line.strip() == expected for line in out.splitlines()), out
+
+
 def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = json.loads(json.dumps(TRAMPLE_BOARD))
     board["creatures"][0]["keywords"].append("Flying")
