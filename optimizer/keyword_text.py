@@ -107,7 +107,9 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
 
 
 def _known_harmless(norm: str) -> bool:
-    return any(norm == name or norm.startswith(name + " ") for name in NO_COMBAT_DAMAGE)
+    """Whether ``norm`` is one of :data:`NO_COMBAT_DAMAGE`, with or without a parameter ("ward {2}",
+    "ward—pay 3 life", "bushido 1")."""
+    return any(norm.startswith(name) and not norm[len(name):len(name) + 1].isalnum() for name in NO_COMBAT_DAMAGE)
 
 
 def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> frozenset[str] | None:

@@ -674,11 +674,12 @@ def test_other_keywords_warn_and_do_not_change_the_answer() -> None:
 def test_an_unknown_keyword_is_ignored_with_a_warning_that_does_not_vouch_for_it() -> None:
     board = two_player(
         {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
-         "keywords": ["Ward {2}", "Poisonous 1"]})
+         "keywords": ["Ward {2}", "Ward—Pay 3 life", "Poisonous 1"]})
     warnings = solve(board).warnings
-    assert len(warnings) == 2, warnings
-    ward, poisonous = warnings
-    assert ward.startswith("creatures[0].keywords: 'Ward {2}'") and "does not change combat damage" in ward
+    assert len(warnings) == 3, warnings
+    *wards, poisonous = warnings
+    for ward, text in zip(wards, ["Ward {2}", "Ward—Pay 3 life"]):
+        assert ward == f"creatures[0].keywords: {text!r} on 'a1' does not change combat damage; ignored"
     assert poisonous == ("creatures[0].keywords: 'Poisonous 1' on 'a1' is not a keyword the optimizer knows; "
                          "ignored, so the answer assumes it does not change combat damage")
 
