@@ -9,9 +9,13 @@ the output is the same whatever the number of workers.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -73,12 +77,62 @@ def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
         context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
     else:
         context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, max(len(chunks), 1)), mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=min(workers, max(len(chunks), 1)), mp_context=context,
+                               initializer=_quit_on_interrupt)
     try:
         futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks]
         yield from in_order(chunks, futures)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _quit_on_interrupt() -> None:
+    """In a worker process: Ctrl-C, which reaches every process of the terminal's group, ends the
+    worker at once (once a CP-SAT search returns) and quietly; the parent reports the interruption."""
+    signal.signal(signal.SIGINT, _quit)
+
+
+def _quit(signum: int, frame: object) -> None:
+    os._exit(128 + signum)
+
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the lines being written are written, so that an interrupted
+    batch's output is whole lines; a second one during the write acts at once. Only in the main
+    thread (where signal handlers run); elsewhere nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {signum: signal.getsignal(signum) for signum in HELD_SIGNALS}
+
+    def hold(signum: int, frame: Any) -> None:
+        if pending:
+            _act(signum, previous[signum])
+        pending.append(signum)
+
+    for signum in HELD_SIGNALS:
+        signal.signal(signum, hold)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if pending:
+        _act(pending[0], previous[pending[0]])
+
+
+def _act(signum: int, handler: Any) -> None:
+    """What ``signum`` would have done under ``handler`` (raise, or the default action)."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
 
 
 class Progress:
@@ -127,8 +181,9 @@ def write_answers(answers: Iterable[Answers], out: TextIO, progress: Progress | 
     for chunk in answers:
         if progress is not None and same_terminal:
             progress.clear()
-        out.writelines(text + "\n" for _, text in chunk)
-        out.flush()
+        with signals_held():
+            out.writelines(text + "\n" for _, text in chunk)
+            out.flush()
         bad = sum(1 for ok, _ in chunk if not ok)
         failed += bad
         if progress is not None:

@@ -1,7 +1,8 @@
 """Command line: ``mtg-combat solve``, ``check``, ``batch`` and ``serve``.
 
 Exit codes: 0 success (legal, for check), 1 illegal assignment (check) or a failed line (batch),
-2 invalid input, 3 internal error. Input errors print one line naming the field; never a traceback.
+2 invalid input (or output that cannot be written), 3 internal error, 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM). Errors print one line (input errors name the field); never a traceback.
 """
 
 from __future__ import annotations
@@ -10,12 +11,35 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
+import threading
 from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is so that it unwinds (a batch's pool shut down) like Ctrl-C."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+class _OutputError(Exception):
+    """Standard output or the output file cannot be written (a full disk, for example)."""
+
+
+def _output_error(exc: OSError, stdout: bool = True) -> _OutputError:
+    """The error for a failed write; standard output is pointed at devnull, so that the exit flush
+    does not fail again with a traceback."""
+    if stdout:
+        _stdout_gone(0)
+    return _OutputError(f"output: cannot write: {exc.strerror or exc}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,6 +107,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "serve" and not args.stdio:
         parser.error("serve: --stdio is required (the only transport for now)")
+    in_main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there
+    try:  # a signal can arrive anywhere, the handler's own restoring included
+        on_terminate = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+        try:
+            return _run(args)
+        finally:
+            if in_main_thread:
+                signal.signal(signal.SIGTERM, on_terminate)
+    except KeyboardInterrupt:
+        return _stopped("interrupted", EXIT_INTERRUPTED)
+    except _Terminated:
+        return _stopped("terminated", EXIT_TERMINATED)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "solve":
             return _solve(args)
@@ -91,12 +130,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve()
         return _check(args)
-    except InputError as exc:
+    except (InputError, _OutputError) as exc:
         print(f"mtg-combat: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
         print(f"mtg-combat: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _stopped(how: str, code: int) -> int:
+    """One line on stderr for a signal that stopped the program; what was written stays written
+    (an interrupted batch's last response line may be cut short)."""
+    try:
+        print(f"mtg-combat: {how}", file=sys.stderr)
+    except OSError:
+        pass
+    return code
 
 
 def _format(requested: str | None, pretty: str) -> str:
@@ -143,6 +192,8 @@ def _write(text: str, code: int) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         return _stdout_gone(code)
+    except OSError as exc:
+        raise _output_error(exc) from None
     return code
 
 
@@ -185,13 +236,22 @@ def _batch(args: argparse.Namespace) -> int:
             failed = write_answers(answers, out, progress, same_terminal=out is sys.stdout and sys.stdout.isatty())
         except BrokenPipeError:
             return _stdout_gone(EXIT_ILLEGAL)
+        except OSError as exc:
+            raise _output_error(exc, out is sys.stdout) from None
         finally:
             if out is not sys.stdout:
-                out.close()
+                _close(out)
     finally:
         if client is not None:
             client.close()
     return EXIT_ILLEGAL if failed else EXIT_OK
+
+
+def _close(out: TextIO) -> None:
+    try:
+        out.close()
+    except OSError as exc:  # its last buffered lines could not be written
+        raise _output_error(exc, stdout=False) from None
 
 
 def _open_output(path: str) -> TextIO:
@@ -208,6 +268,8 @@ def _serve() -> int:
         return serve(sys.stdin.buffer, sys.stdout)
     except BrokenPipeError:  # the client went away: nothing left to answer
         return _stdout_gone(EXIT_OK)
+    except OSError as exc:
+        raise _output_error(exc) from None
 
 
 def _stdout_gone(code: int) -> int:

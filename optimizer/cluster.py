@@ -6,6 +6,7 @@ only by :func:`connect`, so nothing else pays for it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -34,10 +35,24 @@ def connect(address: str) -> Any:
         get_address_host_port(address)  # checked first: a Client that fails to parse it warns at exit
     except ValueError as exc:
         raise InvalidRequestError("--scheduler", f"{exc}; expected tcp://HOST:PORT") from None
-    try:
-        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError
-        raise InvalidRequestError("--scheduler", f"cannot connect to {address!r}: {exc}") from None
+    outcome: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            outcome["client"] = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError
+            outcome["error"] = exc
+
+    # in a thread, so that a server that accepts the connection but never speaks Dask's protocol
+    # (Client's own timeout does not cover that) cannot hold the batch
+    thread = threading.Thread(target=attempt, name="connect-scheduler", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT + 2)
+    if "client" in outcome:
+        return outcome["client"]
+    if "error" in outcome:
+        raise InvalidRequestError("--scheduler", f"cannot connect to {address!r}: {outcome['error']}")
+    raise InvalidRequestError("--scheduler", f"no Dask scheduler answered at {address!r} in {CONNECT_TIMEOUT:g} s")
 
 
 def answer_on_cluster(client: Any, lines: Sequence[Line]) -> Iterator[Answers]:

@@ -29,7 +29,10 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 CACHE_SIZE = 4096
 """Solved requests remembered per process (oldest dropped first): engines often ask the same board again."""
+CACHE_CHARS = 64_000_000
+"""At most this many characters of requests and results remembered in all (oldest dropped first)."""
 _CACHE: dict[str, str] = {}
+_cache_chars = 0
 
 
 def is_blank(line: bytes | str) -> bool:
@@ -126,8 +129,9 @@ def result_text(request: dict[str, Any]) -> str:
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):
         raise InvalidRequestError("objective", "expected a list of objective names, got " + json_type(objective))
-    key = json.dumps([request["board"], request.get("player"), objective, request.get("time_limit")],
-                     sort_keys=True)
+    # keys in their given order: the result follows it (commander damage, warnings), so requests that
+    # differ only in key order must not share an answer
+    key = json.dumps([request["board"], request.get("player"), objective, request.get("time_limit")])
     cached = _CACHE.get(key)
     if cached is None:
         from .solver import solve
@@ -136,10 +140,21 @@ def result_text(request: dict[str, Any]) -> str:
                        time_limit=request.get("time_limit"))
         cached = encode(result.to_dict())
         if result.status == "optimal":  # a time-limited answer may differ from run to run
-            if len(_CACHE) >= CACHE_SIZE:
-                _CACHE.pop(next(iter(_CACHE)))
-            _CACHE[key] = cached
+            _remember(key, cached)
     return cached
+
+
+def _remember(key: str, text: str) -> None:
+    """Cache ``text`` under ``key`` within :data:`CACHE_SIZE` entries and :data:`CACHE_CHARS`."""
+    global _cache_chars
+    size = len(key) + len(text)
+    if size > CACHE_CHARS // 4:
+        return
+    while _CACHE and (len(_CACHE) >= CACHE_SIZE or _cache_chars + size > CACHE_CHARS):
+        old_key = next(iter(_CACHE))
+        _cache_chars -= len(old_key) + len(_CACHE.pop(old_key))
+    _CACHE[key] = text
+    _cache_chars += size
 
 
 def _board(request: dict[str, Any]) -> Any:

@@ -20,7 +20,7 @@ def serve(stdin: BinaryIO, stdout: TextIO) -> int:
         if is_blank(line):
             continue
         with contextlib.redirect_stdout(sys.stderr):  # a stray print must not corrupt the protocol
-            _, text = answer(line)
+            _, text = answer(line.removesuffix(b"\n"))  # the line as batch reads it
         stdout.write(text + "\n")
         stdout.flush()
     return 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,7 @@ def test_internal_error_is_an_error_line(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr("optimizer.solver.solve", broken)
     monkeypatch.setattr("optimizer.protocol._CACHE", {})
+    monkeypatch.setattr("optimizer.protocol._cache_chars", 0)
     lines = [encode({"id": 1, "board": REGROWER}),
              encode({"id": 2, "command": "check", "board": CHECK_BOARD, "assignments": LEGAL})]
     code, out, _ = run_main(capsys, "batch", write_lines(tmp_path / "in.jsonl", lines))
@@ -259,8 +262,81 @@ def test_a_repeated_request_is_answered_from_the_cache(monkeypatch: pytest.Monke
 
     monkeypatch.setattr("optimizer.solver.solve", counting)
     monkeypatch.setattr("optimizer.protocol._CACHE", {})
+    monkeypatch.setattr("optimizer.protocol._cache_chars", 0)
     first = protocol.respond(encode({"id": 1, "board": REGROWER}))
     first["result"]["objective"]["lethal"] = -99  # the caller's copy, not the cache
     second = protocol.respond(encode({"id": 2, "board": REGROWER}))
     assert len(calls) == 1
     assert second["id"] == 2 and second["result"]["objective"]["lethal"] == 0
+
+
+def test_requests_that_differ_only_in_key_order_get_their_own_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The result follows the board's key order (commander damage, its warnings), so the cache of
+    solved requests must not hand one request's text to the other."""
+    monkeypatch.setattr("optimizer.protocol._CACHE", {})
+    monkeypatch.setattr("optimizer.protocol._cache_chars", 0)
+
+    def board(commander_damage: dict[str, int]) -> dict[str, Any]:
+        return {"players": [{"id": "A"}, {"id": "B", "commander_damage": commander_damage}],
+                "creatures": [{"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"}]}
+
+    boards = [board({"x": 1, "y": 2}), board({"y": 2, "x": 1})]
+    source = write_lines(tmp_path / "in.jsonl", [encode({"id": i, "board": b}) for i, b in enumerate(boards)] * 3)
+    code, out, _ = run_main(capsys, "batch", source)
+    assert code == 0
+    got = [r["result"] for r in responses(out)]
+    expected = [solve(b).to_dict() for b in boards] * 3
+    assert got == expected
+    assert list(got[0]["outcome"]["players"]["B"]["commander_damage"]) == ["x", "y"]
+    assert list(got[1]["outcome"]["players"]["B"]["commander_damage"]) == ["y", "x"]
+    code, pooled, _ = run_main(capsys, "batch", source, "--workers", "2")
+    assert (code, pooled) == (0, out)
+
+
+def test_the_cache_keeps_within_its_size_in_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optimizer import protocol
+
+    monkeypatch.setattr(protocol, "_CACHE", {})
+    monkeypatch.setattr(protocol, "_cache_chars", 0)
+    monkeypatch.setattr(protocol, "CACHE_CHARS", 1000)
+    for i in range(20):
+        protocol._remember(f"key{i:02d}".ljust(50), "r" * 50)  # 100 characters each
+        assert protocol._cache_chars == sum(len(k) + len(v) for k, v in protocol._CACHE.items()) <= 1000
+    assert list(protocol._CACHE) == [f"key{i:02d}".ljust(50) for i in range(10, 20)]  # the oldest went first
+    protocol._remember("big", "r" * 300)  # over a quarter of the cache: not remembered
+    assert "big" not in protocol._CACHE
+
+
+SLOW_BOARD = json.loads((ROOT / "tests" / "data" / "max_min_boards.json").read_text())["boards"][0]  # ~0.4 s
+
+
+@pytest.mark.parametrize("signum, code, line", [(signal.SIGINT, 130, b"mtg-combat: interrupted\n"),
+                                                (signal.SIGTERM, 143, b"mtg-combat: terminated\n")])
+def test_a_signal_to_the_process_group_stops_a_pooled_batch_cleanly(
+        signum: int, code: int, line: bytes, tmp_path: Path) -> None:
+    """Ctrl-C (or SIGTERM) reaches the batch and its workers: one line on stderr, no traceback, the
+    responses written so far whole, and every process of the group gone soon after."""
+    requests = [encode({"id": i, "board": SLOW_BOARD, "time_limit": 100 + i}) for i in range(60)]  # none cached
+    source = write_lines(tmp_path / "in.jsonl", requests)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", "batch", source, "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()  # the pool is up and answering
+    os.killpg(proc.pid, signum)
+    rest = proc.stdout.read()  # through the same buffer as readline (communicate would skip what it holds)
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (code, line)
+    assert (first + rest).endswith(b"\n")
+    answered = [json.loads(text) for text in (first + rest).splitlines()]
+    assert 1 <= len(answered) < len(requests)
+    assert [r["id"] for r in answered] == list(range(len(answered)))
+    deadline = time.monotonic() + 30
+    while True:  # the workers, the fork server and the resource tracker leave with the batch
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "processes of the batch are still running"
+        time.sleep(0.1)

@@ -5,6 +5,8 @@ Skipped unless the ``dask`` extra is installed (``pip install '.[dask]'``).
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,3 +59,25 @@ def test_bad_or_unreachable_scheduler_exits_2(tmp_path: Path, monkeypatch: pytes
         assert (code, out) == (2, "")
         line = [e for e in err.splitlines() if e.startswith("mtg-combat:")]
         assert len(line) == 1 and line[0].startswith("mtg-combat: error: --scheduler: ") and problem in line[0], err
+
+
+def test_a_server_that_does_not_speak_dask_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """It accepts the connection and never answers: the connection's own timeout does not end that."""
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 0.5)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    accepting = threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True)
+    accepting.start()
+    source = write_lines(tmp_path / "in.jsonl", [encode(good_requests()[0])])
+    address = "tcp://127.0.0.1:%d" % listener.getsockname()[1]
+    try:
+        code = main(["batch", source, "--scheduler", address])
+    finally:
+        for s in held + [listener]:
+            s.close()
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == f"mtg-combat: error: --scheduler: no Dask scheduler answered at {address!r} in 0.5 s"

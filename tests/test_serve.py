@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -111,7 +112,9 @@ def test_check_command() -> None:
 
 
 def test_same_answers_as_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    lines = [encode(r) for r in good_requests()[-5:]] + [line for line, _, _ in BAD_LINES]
+    # malformed lines whose error would name another column, or another problem, with the newline
+    cut_short = [b'{"id":"a","x":"abc', b'{"id":1']
+    lines = cut_short + [encode(r) for r in good_requests()[-5:]] + [line for line, _, _ in BAD_LINES]
     out = io.StringIO()
     assert serve(io.BytesIO(b"\n".join(lines)), out) == 0
     assert main(["batch", write_lines(tmp_path / "in.jsonl", lines)]) == 1
@@ -140,3 +143,24 @@ def test_check_request_takes_the_dealing_choices() -> None:
     plain = run({"command": "check", "board": board, "assignments": solved["assignments"]})
     assert ordered["outcome"] == solved["outcome"] and ordered["outcome"]["players"]["B"]["life"] == 12
     assert plain["outcome"]["players"]["B"]["life"] == 10  # board order: (3 + 2) x 2
+
+
+def test_ctrl_c_ends_an_idle_server_with_one_line() -> None:
+    proc = subprocess.Popen(SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT, env=ENV)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(encode({"id": 1, "board": REGROWER}) + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1  # started, solved once, waiting for input
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == (130, b"", b"mtg-combat: interrupted\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_error_line() -> None:
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(SERVE, input=encode({"id": 1, "board": REGROWER}) + b"\n", stdout=full,
+                              stderr=subprocess.PIPE, cwd=ROOT, env=ENV, timeout=120, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == b"mtg-combat: error: output: cannot write: No space left on device\n"
