@@ -20,7 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, OutputError
 from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
@@ -176,14 +176,20 @@ class Progress:
 
 def write_answers(answers: Iterable[Answers], out: TextIO, progress: Progress | None = None,
                   same_terminal: bool = False) -> int:
-    """Write each response line to ``out`` as it comes; the number of lines that failed."""
+    """Write each response line to ``out`` as it comes; the number of lines that failed.
+    :class:`OutputError` if ``out`` cannot be written (BrokenPipeError if its reader closed it)."""
     failed = 0
     for chunk in answers:
         if progress is not None and same_terminal:
             progress.clear()
         with signals_held():
-            out.writelines(text + "\n" for _, text in chunk)
-            out.flush()
+            try:
+                out.writelines(text + "\n" for _, text in chunk)
+                out.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                raise OutputError.writing(exc) from None
         bad = sum(1 for ok, _ in chunk if not ok)
         failed += bad
         if progress is not None:

@@ -16,7 +16,7 @@ import sys
 import threading
 from typing import Sequence, TextIO
 
-from .errors import InputError, InvalidAssignmentError, InvalidRequestError
+from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -30,16 +30,12 @@ def _terminate(signum: int, frame: object) -> None:
     raise _Terminated
 
 
-class _OutputError(Exception):
-    """Standard output or the output file cannot be written (a full disk, for example)."""
-
-
-def _output_error(exc: OSError, stdout: bool = True) -> _OutputError:
+def _output_error(exc: OSError, stdout: bool = True) -> OutputError:
     """The error for a failed write; standard output is pointed at devnull, so that the exit flush
     does not fail again with a traceback."""
     if stdout:
         _stdout_gone(0)
-    return _OutputError(f"output: cannot write: {exc.strerror or exc}")
+    return OutputError.writing(exc)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -130,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "serve":
             return _serve()
         return _check(args)
-    except (InputError, _OutputError) as exc:
+    except (InputError, OutputError) as exc:
         print(f"mtg-combat: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
@@ -236,8 +232,10 @@ def _batch(args: argparse.Namespace) -> int:
             failed = write_answers(answers, out, progress, same_terminal=out is sys.stdout and sys.stdout.isatty())
         except BrokenPipeError:
             return _stdout_gone(EXIT_ILLEGAL)
-        except OSError as exc:
-            raise _output_error(exc, out is sys.stdout) from None
+        except OutputError:
+            if out is sys.stdout:
+                _stdout_gone(0)
+            raise
         finally:
             if out is not sys.stdout:
                 _close(out)

@@ -45,3 +45,12 @@ class NotSupportedError(InputError):
     """A valid board the optimizer cannot yet solve exactly: a creature in combat with an ability that
     changes combat damage and is not modeled, or a board too large for the exhaustive search that
     covers what the CP-SAT encoding does not model."""
+
+
+class OutputError(Exception):
+    """Standard output or an output file cannot be written (a full disk, for example); the message
+    says why. Interfaces exit with status 2, as for bad input."""
+
+    @classmethod
+    def writing(cls, exc: OSError) -> "OutputError":
+        return cls(f"output: cannot write: {exc.strerror or exc}")

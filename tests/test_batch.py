@@ -340,3 +340,10 @@ def test_a_signal_to_the_process_group_stops_a_pooled_batch_cleanly(
             break
         assert time.monotonic() < deadline, "processes of the batch are still running"
         time.sleep(0.1)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_output_file_that_cannot_be_written_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [encode({"id": 1, "board": REGROWER})])
+    code, out, err = run_main(capsys, "batch", source, "-o", "/dev/full")
+    assert (code, out, err) == (2, "", "mtg-combat: error: output: cannot write: No space left on device\n")
