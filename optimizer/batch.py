@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from .errors import InvalidRequestError, OutputError
+from .interrupt import stop_searches_on_signals
 from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
@@ -87,9 +88,10 @@ def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
 
 
 def _quit_on_interrupt() -> None:
-    """In a worker process: Ctrl-C, which reaches every process of the terminal's group, ends the
-    worker at once (once a CP-SAT search returns) and quietly; the parent reports the interruption."""
+    """In a worker process: Ctrl-C, which reaches every process of the terminal's group, stops its
+    search and ends the worker at once and quietly; the parent reports the interruption."""
     signal.signal(signal.SIGINT, _quit)
+    stop_searches_on_signals()
 
 
 def _quit(signum: int, frame: object) -> None:

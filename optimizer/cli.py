@@ -17,6 +17,7 @@ import threading
 from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
+from .interrupt import stop_searches_on_signals
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -106,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there
     try:  # a signal can arrive anywhere, the handler's own restoring included
         on_terminate = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+        stop_searches_on_signals()
         try:
             return _run(args)
         finally:

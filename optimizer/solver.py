@@ -69,6 +69,7 @@ from .check import check
 from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
+from .interrupt import stoppable
 from .objectives import objective_values, parse_objective, parse_player
 from .rules import Outcome, damage_steps, first_step, forced_line, simplest_line
 from .schema import load_board
@@ -170,7 +171,8 @@ class SolverSettings:
 
     CP-SAT's own SIGINT handler is off: it would end only the search running (reported as a search
     stopped at its limit, the program going on), and it is not safe to run inside an allocation.
-    Ctrl-C raises KeyboardInterrupt once the search returns.
+    Ctrl-C raises KeyboardInterrupt once the search returns; the command line stops the search at
+    once (:mod:`optimizer.interrupt`).
     """
 
     workers: int = 1
@@ -1157,7 +1159,8 @@ class _Game:
                 # wall time only under a time limit: without one every limit is deterministic
                 self.settings.apply(solver, None if self.deadline is None else FALLBACK_SECONDS)
                 solver.parameters.max_deterministic_time = 10.0
-                status = solver.solve(cm.model)
+                with stoppable(solver):
+                    status = solver.solve(cm.model)
                 if status == cp_model.INFEASIBLE and self.case is not None:
                     raise _CaseInfeasible()
                 if status == cp_model.UNKNOWN:
@@ -1195,10 +1198,11 @@ class _Game:
         self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
         if bounded and len(model.proto.variables) >= self.settings.maxmin_linearization_from:
             solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
-        status = solver.solve(model)
-        if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
-            solver.parameters.cp_model_presolve = False  # a presolve failure (seen in ortools 9.15): retry without
+        with stoppable(solver):
             status = solver.solve(model)
+            if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:
+                solver.parameters.cp_model_presolve = False  # a presolve failure (seen in ortools 9.15): retry without
+                status = solver.solve(model)
         if status == cp_model.INFEASIBLE and infeasible_ok:
             return None
         if status == cp_model.INFEASIBLE and self.case is not None:
