@@ -8,7 +8,9 @@ the output is the same whatever the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -73,18 +75,39 @@ def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
     """Over ``workers`` processes: forked from a fork server that imports the solver once, where
     available (no threads are forked, unlike plain fork), else each started afresh (spawn)."""
     chunks = chunked(lines, chunk_size(len(lines), workers))
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
-    else:
-        context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, max(len(chunks), 1)), mp_context=context,
-                               initializer=_quit_on_interrupt)
+    pool: ProcessPoolExecutor | None = None
     try:
-        futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks]
+        with signals_held():  # the pool starts whole (an interrupted start leaves workers that fail noisily)
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
+                _start_forkserver_deaf_to_ctrl_c()
+            else:
+                context = multiprocessing.get_context("spawn")
+            pool = ProcessPoolExecutor(max_workers=min(workers, max(len(chunks), 1)), mp_context=context,
+                                       initializer=_quit_on_interrupt)
+            futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks]
         yield from in_order(chunks, futures)
+    except BaseException:  # interrupted, or the reader stopped reading: the workers stop too
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way in 3.11
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, signal.SIGTERM)  # at once, whatever it is doing
+        raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_forkserver_deaf_to_ctrl_c() -> None:
+    """Start the fork server with Ctrl-C ignored from its first instruction (it imports the solver
+    before it would ignore it itself); its workers set their own handling."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _quit_on_interrupt() -> None:

@@ -132,6 +132,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"mtg-combat: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
+        signalled = exc.__cause__ or exc.__context__
+        if isinstance(signalled, (KeyboardInterrupt, _Terminated)):
+            raise signalled from None  # a signal during an import (pybind11 makes it an ImportError)
         print(f"mtg-combat: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
 

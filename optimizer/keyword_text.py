@@ -26,7 +26,7 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
     # toughness already include them) or after it
     "flanking", "bushido", "rampage", "exalted", "battle cry", "afflict", "annihilator", "myriad", "melee",
     "dethrone", "provoke", "prowess", "mentor", "training", "enlist", "backup", "persist", "undying",
-    "renown", "decayed",
+    "decayed",
     # abilities that do not act in combat
     "vigilance", "haste", "flash", "hexproof", "shroud", "ward", "changeling", "devoid", "cycling",
     "ninjutsu", "crew", "kicker", "evolve", "extort", "riot", "unleash", "dash", "evoke", "echo",
@@ -36,6 +36,13 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
 as in "Ward {2}" or "Bushido 1")."""
 
 _TOXIC = re.compile(r"^toxic (\d+)$")
+_REMINDER = re.compile(r"\([^)]*\)")
+"""Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"."""
+_SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?from\b)")
+"""Between keywords written in one text ("Flying, first strike"); not the commas of "protection from
+white, from blue"."""
+_PARAMETER = re.compile(r"^(?:\s+(?:\d+|x|\{.*|from .*|with .*|\S*—.*)|\s*—.*)?$")
+"""What may follow a keyword's name: a number, a cost, "from ...", "with ...", or an em dash and a cost."""
 _PROTECTION = re.compile(r"^protection from (.+)$")
 _QUALITY_SEPARATOR = re.compile(r"\s*(?:,\s*and from|,\s*from|and from|,\s*and|,|\band\b)\s*")
 
@@ -60,9 +67,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
     protection: set[str] = set()
     ignored: list[str] = []
     warnings: list[str] = []
-    for k, text in enumerate(texts):
+    for k, text, norm in _parts(texts):
         where = f"{at}.keywords[{k}]"
-        norm = normalize_keyword(text)
         kw = parse_keyword(norm)
         toxic_match = _TOXIC.match(norm)
         protection_match = _PROTECTION.match(norm)
@@ -106,10 +112,21 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
     return KeywordsRead(frozenset(keywords), toxic, frozenset(protection), tuple(ignored), tuple(warnings))
 
 
+def _parts(texts: Sequence[str]) -> list[tuple[int, str, str]]:
+    """Each keyword of each text (index, text, normalized keyword), reminder text left out; a text
+    that is only whitespace stays one (empty) part."""
+    out = []
+    for k, text in enumerate(texts):
+        pieces = [normalize_keyword(p) for p in _SEPARATOR.split(_REMINDER.sub(" ", text))]
+        kept = [p for p in pieces if p] or [""]
+        out += [(k, text if len(kept) == 1 else piece, piece) for piece in kept]
+    return out
+
+
 def _known_harmless(norm: str) -> bool:
     """Whether ``norm`` is one of :data:`NO_COMBAT_DAMAGE`, with or without a parameter ("ward {2}",
     "ward—pay 3 life", "bushido 1")."""
-    return any(norm.startswith(name) and not norm[len(name):len(name) + 1].isalnum() for name in NO_COMBAT_DAMAGE)
+    return any(norm.startswith(name) and _PARAMETER.match(norm[len(name):]) for name in NO_COMBAT_DAMAGE)
 
 
 def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> frozenset[str] | None:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import pytest
 
-from optimizer import check, load_board, solve
+from optimizer import Keyword, check, load_board, solve
 from optimizer.cli import main
 from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
                               NotSupportedError)
@@ -858,3 +858,23 @@ def test_two_dealing_choices_for_one_damage_are_an_error_however_they_are_given(
         with pytest.raises(InvalidAssignmentError) as info:
             check(load_board(SHIELDED), HIT, dealing)
         assert info.value.field == "dealing[1]" and "a second choice" in info.value.problem
+
+
+@pytest.mark.parametrize("texts", [["Flying, first strike"], ["Flying\nFirst strike"], ["Ward {2}; first strike"],
+                                   ["flying", "First strike (This creature deals combat damage before creatures "
+                                    "without first strike.)"]])
+def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: list[str]) -> None:
+    board = two_player({"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
+                        "keywords": texts},
+                       {"id": "b1", "controller": "B", "power": 2, "toughness": 2, "blocking": ["a1"]})
+    assert load_board(board).creature("a1").keywords == {Keyword.FIRST_STRIKE}
+    result = solve(board, objective=["survivors"])
+    assert result.objective == {"survivors": 1}  # first strike kills the blocker before it deals damage
+    assert len(result.warnings) == 1 and "does not change combat damage" in result.warnings[0]
+
+
+def test_toxic_with_its_reminder_text() -> None:
+    text = "Toxic 1 (Players dealt combat damage by this creature also get a poison counter.)"
+    board = two_player({"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B",
+                        "keywords": [text]})
+    assert load_board(board).creature("a1").toxic == 1
