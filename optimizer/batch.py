@@ -14,16 +14,14 @@ import multiprocessing.forkserver
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from .errors import InvalidRequestError, OutputError
-from .interrupt import stop_searches_on_signals
+from .interrupt import in_main_thread, signals_held, stop_searches_on_signals
 from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
@@ -101,7 +99,7 @@ def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
 def _start_forkserver_deaf_to_ctrl_c() -> None:
     """Start the fork server with Ctrl-C ignored from its first instruction (it imports the solver
     before it would ignore it itself); its workers set their own handling."""
-    if threading.current_thread() is not threading.main_thread():
+    if not in_main_thread():
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -119,45 +117,6 @@ def _quit_on_interrupt() -> None:
 
 def _quit(signum: int, frame: object) -> None:
     os._exit(128 + signum)
-
-
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait until the lines being written are written, so that an interrupted
-    batch's output is whole lines; a second one during the write acts at once. Only in the main
-    thread (where signal handlers run); elsewhere nothing is held."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = {signum: signal.getsignal(signum) for signum in HELD_SIGNALS}
-
-    def hold(signum: int, frame: Any) -> None:
-        if pending:
-            _act(signum, previous[signum])
-        pending.append(signum)
-
-    for signum in HELD_SIGNALS:
-        signal.signal(signum, hold)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if pending:
-        _act(pending[0], previous[pending[0]])
-
-
-def _act(signum: int, handler: Any) -> None:
-    """What ``signum`` would have done under ``handler`` (raise, or the default action)."""
-    if callable(handler):
-        handler(signum, None)
-    elif handler != signal.SIG_IGN:
-        signal.signal(signum, signal.SIG_DFL)
-        signal.raise_signal(signum)
 
 
 class Progress:

@@ -13,11 +13,10 @@ import os
 import re
 import signal
 import sys
-import threading
 from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
-from .interrupt import stop_searches_on_signals
+from .interrupt import in_main_thread, stop_searches_on_signals
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -104,14 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "serve" and not args.stdio:
         parser.error("serve: --stdio is required (the only transport for now)")
-    in_main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there
+    main_thread = in_main_thread()
     try:  # a signal can arrive anywhere, the handler's own restoring included
-        on_terminate = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+        on_terminate = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
         stop_searches_on_signals()
         try:
             return _run(args)
         finally:
-            if in_main_thread:
+            if main_thread:
                 signal.signal(signal.SIGTERM, on_terminate)
     except KeyboardInterrupt:
         return _stopped("interrupted", EXIT_INTERRUPTED)

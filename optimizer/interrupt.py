@@ -24,13 +24,18 @@ _lock = threading.Lock()
 _watching = False
 
 
+def in_main_thread() -> bool:
+    """Whether this is the main thread, the only one where signal handlers are set and run."""
+    return threading.current_thread() is threading.main_thread()
+
+
 def stop_searches_on_signals() -> bool:
     """Stop the searches under way when SIGINT or SIGTERM arrives; whether that is on. Only from the
     main thread, and not if the process already has a wakeup fd (an event loop's): it keeps its own."""
     global _watching
     if _watching:
         return True
-    if threading.current_thread() is not threading.main_thread():
+    if not in_main_thread():
         return False
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
@@ -66,3 +71,39 @@ def stoppable(solver: Any) -> Iterator[None]:
     finally:
         with _lock:
             _running.discard(solver)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block is done (a batch's lines being written, so that its
+    output stays whole lines; its pool starting); a second one during the block acts at once. Only in the main
+    thread (where signal handlers run); elsewhere nothing is held."""
+    if not in_main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+
+    def hold(signum: int, frame: Any) -> None:
+        if pending:
+            _act(signum, previous[signum])
+        pending.append(signum)
+
+    for signum in STOPPING_SIGNALS:
+        signal.signal(signum, hold)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if pending:
+        _act(pending[0], previous[pending[0]])
+
+
+def _act(signum: int, handler: Any) -> None:
+    """What ``signum`` would have done under ``handler`` (raise, or the default action)."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)

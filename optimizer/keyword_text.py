@@ -67,6 +67,12 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
     protection: set[str] = set()
     ignored: list[str] = []
     warnings: list[str] = []
+
+    def ignore(text: str, why: str) -> None:
+        ignored.append(text)
+        warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} {why}")
+
+    out_of_combat = "is not modeled; ignored, as the creature is not in combat"
     for k, text, norm in _parts(texts):
         where = f"{at}.keywords[{k}]"
         kw = parse_keyword(norm)
@@ -86,9 +92,7 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         elif protection_match:
             qualities = _protection_qualities(where, text, protection_match.group(1), in_combat)
             if qualities is None:
-                ignored.append(text)
-                warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not modeled; ignored, as "
-                                "the creature is not in combat")
+                ignore(text, out_of_combat)
             else:
                 protection |= qualities
         elif norm.startswith("bands with other"):
@@ -96,19 +100,15 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
                 raise NotSupportedError(where, f"{text!r} is not modeled: who divides combat damage depends on "
                                         "the band's shared quality (702.22j-k); if the creatures it bands "
                                         "with share that quality, give each of them the keyword 'banding'")
-            ignored.append(text)
-            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not modeled; ignored, as the "
-                            "creature is not in combat")
+            ignore(text, out_of_combat)
         elif _known_harmless(norm):
-            ignored.append(text)
-            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} does not change combat damage; ignored")
+            ignore(text, "does not change combat damage; ignored")
         else:
             near = difflib.get_close_matches(norm, [kw.value for kw in Keyword], n=1, cutoff=0.85)
             if near:
                 raise InvalidBoardError(where, f"{text!r} is not a keyword; did you mean {near[0]!r}?")
-            ignored.append(text)
-            warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} is not a keyword the optimizer "
-                            "knows; ignored, so the answer assumes it does not change combat damage")
+            ignore(text, "is not a keyword the optimizer knows; ignored, so the answer assumes it does not "
+                   "change combat damage")
     return KeywordsRead(frozenset(keywords), toxic, frozenset(protection), tuple(ignored), tuple(warnings))
 
 
