@@ -1,35 +1,47 @@
 """mtg-combat: provably optimal, rules-legal combat damage assignment for Magic: The Gathering.
 
 The rules layer (board, rules, check, bruteforce, objectives) is pure Python; the CP-SAT encoding
-(encode, solver) is imported lazily so that loading and checking boards stays fast.
+(encode, solver) and the input schema (pydantic) load on first use, so that ``import optimizer``
+and the command line's start are quick. Every name below is imported from its module when first
+read (PEP 562).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .assignment import Assignment, Step
-from .board import Battle, Board, Creature, Effect, EffectKind, Keyword, Planeswalker, Player
-from .dealing import DealingChoice
-from .check import CheckResult, Violation
-from .check import check as _check
-from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, NotSupportedError
-from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
-from .rules import Outcome
-from .schema import load_board
+from .check import check as _check  # first: the function ``check`` below must replace the submodule
 
 if TYPE_CHECKING:
+    from .assignment import Assignment, Step
+    from .board import Battle, Board, Creature, Effect, EffectKind, Keyword, Planeswalker, Player
+    from .check import CheckResult, Violation
+    from .dealing import DealingChoice
+    from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
+                         NotSupportedError)
+    from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
+    from .rules import Outcome
+    from .schema import load_board
     from .solver import SolveResult, SolverSettings
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Assignment", "Battle", "Board", "CheckResult", "Creature", "DEFAULT_OBJECTIVE", "DealingChoice",
-    "Effect", "EffectKind", "InputError", "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError",
-    "Keyword", "NotSupportedError",
-    "OBJECTIVES", "Outcome", "Planeswalker", "Player", "SolveResult", "SolverSettings", "Step",
-    "Violation", "check", "load_board", "solve",
-]
+_HOME = {
+    "assignment": ("Assignment", "Step"),
+    "board": ("Battle", "Board", "Creature", "Effect", "EffectKind", "Keyword", "Planeswalker", "Player"),
+    "check": ("CheckResult", "Violation"),
+    "dealing": ("DealingChoice",),
+    "errors": ("InputError", "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError",
+               "NotSupportedError"),
+    "objectives": ("DEFAULT_OBJECTIVE", "OBJECTIVES"),
+    "rules": ("Outcome",),
+    "schema": ("load_board",),
+    "solver": ("SolveResult", "SolverSettings"),
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+
+__all__ = sorted([*_MODULE_OF, "check", "solve"])
 
 
 def solve(*args: Any, **kwargs: Any) -> "SolveResult":
@@ -39,17 +51,26 @@ def solve(*args: Any, **kwargs: Any) -> "SolveResult":
     return _solve(*args, **kwargs)
 
 
-def check(board: Board | dict[str, Any] | str, assignments: Any, dealing: Any = ()) -> CheckResult:
+def check(board: "Board | dict[str, Any] | str", assignments: Any, dealing: Any = ()) -> "CheckResult":
     """Whether an assignment is legal, and its outcome; see :func:`optimizer.check.check`. ``board``
     may also be anything :func:`load_board` reads (a path, ``-`` or a dict), as for :func:`solve`."""
+    from .board import Board
+
     if not isinstance(board, Board):
+        from .schema import load_board
+
         board = load_board(board)
     return _check(board, assignments, dealing)
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("SolveResult", "SolverSettings"):
-        from . import solver as _solve_module
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return getattr(_solve_module, name)
-    raise AttributeError(name)
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -99,16 +99,14 @@ def _positive_int(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command == "serve" and not args.stdio:
-        parser.error("serve: --stdio is required (the only transport for now)")
     main_thread = in_main_thread()
+    # ``import optimizer.cli`` loads the rules layer only: the schema (pydantic) and the solver
+    # (ortools) load in here, where an interruption is reported as one, not as a traceback
     try:  # a signal can arrive anywhere, the handler's own restoring included
         on_terminate = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
         stop_searches_on_signals()
         try:
-            return _run(args)
+            return _run(_arguments(argv))
         finally:
             if main_thread:
                 signal.signal(signal.SIGTERM, on_terminate)
@@ -116,6 +114,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", EXIT_INTERRUPTED)
     except _Terminated:
         return _stopped("terminated", EXIT_TERMINATED)
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed command line; a usage error exits 2."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "serve" and not args.stdio:
+        parser.error("serve: --stdio is required (the only transport for now)")
+    return args
 
 
 def _run(args: argparse.Namespace) -> int:

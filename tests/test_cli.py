@@ -563,6 +563,38 @@ def test_installed_mtg_combat_help() -> None:
     assert "solve" in proc.stdout and "check" in proc.stdout
 
 
+def test_importing_the_command_line_loads_neither_the_schema_nor_the_solver() -> None:
+    # the console script imports optimizer.cli before main() handles Ctrl-C: that import stays light,
+    # and pydantic and ortools load inside main(), where an interruption is reported as one
+    code = ("import sys, optimizer.cli; "
+            "print(sorted(m for m in ('pydantic', 'ortools', 'optimizer.schema', 'optimizer.solver') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "[]\n", "")
+
+
+def test_an_interruption_while_the_command_line_loads_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import optimizer.cli as cli_module
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "_parser", interrupted)  # where the first imports happen
+    assert main(["solve", "-"]) == 130
+    assert capsys.readouterr() == ("", "mtg-combat: interrupted\n")
+
+
+def test_the_package_exports_load_on_first_use() -> None:
+    code = ("import optimizer, optimizer.check; from optimizer import *; "
+            "import optimizer.schema, optimizer.solver; "
+            "assert callable(check) and optimizer.check is check and check.__module__ == 'optimizer'; "
+            "assert load_board is optimizer.schema.load_board and SolverSettings is optimizer.solver.SolverSettings; "
+            "assert set(optimizer.__all__) <= set(dir(optimizer)); "
+            "print(sorted(optimizer.__all__) == sorted(n for n in optimizer.__all__ if getattr(optimizer, n, None) is not None))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "True\n", "")
+
+
 def test_python_dash_m_help() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0
