@@ -36,20 +36,29 @@ def connect(address: str) -> Any:
     except ValueError as exc:
         raise InvalidRequestError("--scheduler", f"{exc}; expected tcp://HOST:PORT") from None
     outcome: dict[str, Any] = {}
+    settled = threading.Lock()  # whoever takes it first decides: the answer in time, or abandoned
 
     def attempt() -> None:
         try:
-            outcome["client"] = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError
             outcome["error"] = exc
+            return
+        with settled:
+            if not outcome.get("abandoned"):
+                outcome["client"] = client
+                return
+        client.close()  # connected after connect() gave up: nobody will use it
 
     # in a thread, so that a server that accepts the connection but never speaks Dask's protocol
     # (Client's own timeout does not cover that) cannot hold the batch
     thread = threading.Thread(target=attempt, name="connect-scheduler", daemon=True)
     thread.start()
     thread.join(CONNECT_TIMEOUT + 2)
-    if "client" in outcome:
-        return outcome["client"]
+    with settled:
+        if "client" in outcome:
+            return outcome["client"]
+        outcome["abandoned"] = True
     if "error" in outcome:
         raise InvalidRequestError("--scheduler", f"cannot connect to {address!r}: {outcome['error']}")
     raise InvalidRequestError("--scheduler", f"no Dask scheduler answered at {address!r} in {CONNECT_TIMEOUT:g} s")

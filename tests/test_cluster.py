@@ -81,3 +81,23 @@ def test_a_server_that_does_not_speak_dask_exits_2(tmp_path: Path, monkeypatch: 
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err.splitlines()[0] == f"mtg-combat: error: --scheduler: no Dask scheduler answered at {address!r} in 0.5 s"
+
+
+def test_a_client_that_connects_after_connect_gave_up_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dask.distributed
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 0.2)
+    release, closed = threading.Event(), threading.Event()
+
+    class LateClient:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            release.wait(10)  # connects only once connect() has given up
+
+        def close(self) -> None:
+            closed.set()
+
+    monkeypatch.setattr(dask.distributed, "Client", LateClient)
+    with pytest.raises(cluster.InvalidRequestError, match="no Dask scheduler answered"):
+        cluster.connect("tcp://127.0.0.1:1")
+    release.set()
+    assert closed.wait(10)
