@@ -3,8 +3,9 @@ as a keyword, and the rest, which are ignored with a warning that says why.
 
 A text that names no modeled keyword is never silently taken to be harmless: keywords known to act
 only before or after combat damage are ignored as such, a near miss of a modeled keyword is an error
-(a typo would otherwise change the answer), and anything else is ignored with a warning that the answer
-assumes it does not change combat damage.
+(a typo would otherwise change the answer), so is a text on a creature in combat that names a modeled
+keyword among other words, and anything else is ignored with a warning that the answer assumes it
+does not change combat damage.
 """
 
 from __future__ import annotations
@@ -36,11 +37,16 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
 as in "Ward {2}" or "Bushido 1")."""
 
 _TOXIC = re.compile(r"^toxic (\d+)$")
-_REMINDER = re.compile(r"\([^)]*\)")
-"""Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"."""
-_SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?from\b)")
+_REMINDER = re.compile(r"\([^)]*(?:\)|$)")
+"""Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"; one
+left open runs to the end of the text."""
+_SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?(?:from|white|blue|black|red|green|all colors)\b)")
 """Between keywords written in one text ("Flying, first strike"); not the commas of "protection from
-white, from blue"."""
+white, from blue" or "protection from white, blue"."""
+_AND = re.compile(r"\s*\band\b(?!\s*from\b)\s*")
+"""Between the last two keywords of a list ("Flying, first strike and trample"; "first strike &
+lifelink"); not in "protection from white and from blue", which is one keyword."""
+_MODELED_NAMES = sorted((kw.value for kw in Keyword), key=len, reverse=True)
 _PARAMETER = re.compile(r"^(?:\s+(?:\d+|x|\{.*|from .*|with .*|\S*—.*)|\s*—.*)?$")
 """What may follow a keyword's name: a number, a cost, "from ...", "with ...", or an em dash and a cost."""
 _PROTECTION = re.compile(r"^protection from (.+)$")
@@ -107,6 +113,14 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
             near = difflib.get_close_matches(norm, [kw.value for kw in Keyword], n=1, cutoff=0.85)
             if near:
                 raise InvalidBoardError(where, f"{text!r} is not a keyword; did you mean {near[0]!r}?")
+            named = _modeled_name_in(norm)
+            if named is not None and in_combat:  # ignoring it would drop a keyword that changes the answer
+                raise InvalidBoardError(where, f"{text!r} is not one keyword the optimizer reads, but it names "
+                                        f"{named!r}: give each keyword the creature has now as a text of its "
+                                        f"own ([\"{named}\", ...])")
+            if named is not None:
+                ignore(text, out_of_combat)
+                continue
             ignore(text, "is not a keyword the optimizer knows; ignored, so the answer assumes it does not "
                    "change combat damage")
     return KeywordsRead(frozenset(keywords), toxic, frozenset(protection), tuple(ignored), tuple(warnings))
@@ -117,10 +131,20 @@ def _parts(texts: Sequence[str]) -> list[tuple[int, str, str]]:
     that is only whitespace stays one (empty) part."""
     out = []
     for k, text in enumerate(texts):
-        pieces = [normalize_keyword(p) for p in _SEPARATOR.split(_REMINDER.sub(" ", text))]
+        pieces = [normalize_keyword(p) for p in _SEPARATOR.split(_REMINDER.sub(" ", text).replace("&", " and "))]
+        pieces = [q for p in pieces for q in ([p] if p.startswith("protection") else _AND.split(p))]
         kept = [p for p in pieces if p] or [""]
         out += [(k, text if len(kept) == 1 else piece, piece) for piece in kept]
     return out
+
+
+def _modeled_name_in(norm: str) -> str | None:
+    """The name of a modeled keyword that ``norm`` holds as whole words ("deathtouch lifelink",
+    "first strike as long as it's your turn"), if any."""
+    for name in _MODELED_NAMES:
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", norm):
+            return name
+    return None
 
 
 def _known_harmless(norm: str) -> bool:

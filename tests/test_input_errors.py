@@ -694,6 +694,8 @@ PROTECTED_BLOCKER = {"id": "b1", "controller": "B", "power": 1, "toughness": 2, 
     (["blue"], "protection from all colors", ["white", "blue", "black", "red", "green"]),
     ([], "Protection from creatures", ["creatures"]),
     ([], "protection from everything", ["everything"]),
+    (["red"], "Protection from white, red", ["white", "red"]),
+    (["blue"], "protection from red, white and blue", ["red", "white", "blue"]),
 ])
 def test_protection_written_as_a_keyword_is_the_protection_from_field(
         attacker_colors: list[str], protection: str, field_qualities: list[str]) -> None:
@@ -871,6 +873,50 @@ def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: li
     result = solve(board, objective=["survivors"])
     assert result.objective == {"survivors": 1}  # first strike kills the blocker before it deals damage
     assert len(result.warnings) == 1 and "does not change combat damage" in result.warnings[0]
+
+
+@pytest.mark.parametrize("text, keywords, protection", [
+    ("First strike and trample", {Keyword.FIRST_STRIKE, Keyword.TRAMPLE}, set()),
+    ("Flying, first strike, lifelink and trample", {Keyword.FIRST_STRIKE, Keyword.LIFELINK, Keyword.TRAMPLE}, set()),
+    ("First strike, and lifelink", {Keyword.FIRST_STRIKE, Keyword.LIFELINK}, set()),
+    ("first strike & trample", {Keyword.FIRST_STRIKE, Keyword.TRAMPLE}, set()),
+    ("Trample (This creature can deal excess combat damage", {Keyword.TRAMPLE}, set()),  # reminder text left open
+    ("Deathtouch and protection from black and from red", {Keyword.DEATHTOUCH}, {"black", "red"}),
+    ("flying, protection from black & from red", set(), {"black", "red"}),
+])
+def test_the_last_keywords_of_a_list_joined_by_and_are_each_read(text: str, keywords: set[Keyword],
+                                                                 protection: set[str]) -> None:
+    attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": [text]}
+    read = load_board(two_player(attacker)).creature("a1")
+    assert (read.keywords, read.protection_from) == (keywords, protection)
+
+
+def test_first_strike_lifelink_and_trample_in_one_text_find_lethal() -> None:
+    # B at 4 life. a (2/2 "Flying, first strike, lifelink and trample") is blocked by a 2/1: in the
+    # first-strike step it assigns 1 to the blocker (lethal, 702.19b) and 1 to B (B at 3); A gains the 2
+    # it dealt (702.15b); the blocker dies before the regular step, where the unblocked 3/3 deals 3: B at 0
+    # (704.5a). Were "lifelink and trample" ignored, B would survive at 1.
+    board = {"players": [{"id": "A"}, {"id": "B", "life": 4}], "creatures": [
+        {"id": "a", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
+         "keywords": ["Flying, first strike, lifelink and trample"]},
+        {"id": "b", "controller": "B", "power": 2, "toughness": 1, "blocking": ["a"]},
+        {"id": "u", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}]}
+    result = solve(board, objective=["lethal", "player_damage", "life_gained"])
+    assert result.objective == {"lethal": 1, "player_damage": 4, "life_gained": 2}
+
+
+@pytest.mark.parametrize("text, named", [("deathtouch lifelink", "deathtouch"), ("Double strike\ttrample", "double strike"),
+                                         ("first strike as long as it's your turn", "first strike")])
+def test_a_text_naming_a_modeled_keyword_among_other_words_is_an_error(text: str, named: str) -> None:
+    # ignoring it, as an unknown keyword, would drop a keyword that changes the answer
+    attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
+                "keywords": ["flying", text]}
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(two_player(attacker))
+    assert info.value.field == "creatures[0].keywords[1]" and repr(named) in info.value.problem
+    away = dict(attacker, id="home", attacking=None)  # not in combat: it changes nothing, a warning
+    loaded = load_board(two_player({"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"}, away))
+    assert [w for w in loaded.warnings if repr(text) in w and "not in combat" in w]
 
 
 def test_toxic_with_its_reminder_text() -> None:
