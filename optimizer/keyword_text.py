@@ -133,7 +133,7 @@ def _parts(texts: Sequence[str]) -> list[tuple[int, str, str]]:
     for k, text in enumerate(texts):
         pieces = [normalize_keyword(p) for p in _SEPARATOR.split(_REMINDER.sub(" ", text).replace("&", " and "))]
         pieces = [q for p in pieces for q in ([p] if p.startswith("protection") else _AND.split(p))]
-        kept = [p for p in pieces if p] or [""]
+        kept = [p.rstrip(". ") for p in pieces if p.rstrip(". ")] or [""]  # "Deathtouch." as Oracle text ends
         out += [(k, text if len(kept) == 1 else piece, piece) for piece in kept]
     return out
 

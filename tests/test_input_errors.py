@@ -883,6 +883,7 @@ def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: li
     ("Trample (This creature can deal excess combat damage", {Keyword.TRAMPLE}, set()),  # reminder text left open
     ("Deathtouch and protection from black and from red", {Keyword.DEATHTOUCH}, {"black", "red"}),
     ("flying, protection from black & from red", set(), {"black", "red"}),
+    ("Deathtouch.", {Keyword.DEATHTOUCH}, set()),  # as Oracle text may end
 ])
 def test_the_last_keywords_of_a_list_joined_by_and_are_each_read(text: str, keywords: set[Keyword],
                                                                  protection: set[str]) -> None:
