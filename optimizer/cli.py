@@ -45,6 +45,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"mtg-combat: error: {message} (see --help)\n")
 
 
+class _Once(argparse.Action):
+    """An option given at most once: argparse would keep the last of ``--objective kills --objective
+    value`` silently, and the answer would be for an objective the user did not mean."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice (list several objectives as one, comma-separated)"
+                         if self.dest == "objective" else f"{option_string} given twice")
+        setattr(namespace, self.dest, values)
+
+
 def _parser() -> argparse.ArgumentParser:
     from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 
@@ -58,17 +70,17 @@ def _parser() -> argparse.ArgumentParser:
                            epilog="objectives:\n" + "\n".join(f"  {k:<14}{v}" for k, v in OBJECTIVES.items())
                            + f"\ndefault: {','.join(DEFAULT_OBJECTIVE)}")
     solve.add_argument("board", help="board JSON file, or - for standard input")
-    solve.add_argument("--player", help="the deciding player (default: the active player)")
-    solve.add_argument("--objective", help="comma-separated objectives in priority order")
-    solve.add_argument("--format", choices=["json", "table"],
+    solve.add_argument("--player", action=_Once, help="the deciding player (default: the active player)")
+    solve.add_argument("--objective", action=_Once, help="comma-separated objectives in priority order")
+    solve.add_argument("--format", action=_Once, choices=["json", "table"],
                        help="output format (default: table on a terminal, json otherwise)")
-    solve.add_argument("--time-limit", type=float, metavar="SECONDS",
+    solve.add_argument("--time-limit", action=_Once, type=float, metavar="SECONDS",
                        help="stop the proof after this long and return the best legal assignment found")
 
     check = sub.add_parser("check", help="check an assignment's legality and show its outcome")
     check.add_argument("board", help="board JSON file, or - for standard input")
     check.add_argument("assignment", help='JSON file {"assignments": [...]}, or - for standard input')
-    check.add_argument("--format", choices=["json", "text"],
+    check.add_argument("--format", action=_Once, choices=["json", "text"],
                        help="output format (default: text on a terminal, json otherwise)")
 
     batch = sub.add_parser("batch", help="answer a JSON Lines file of requests, one response line each, in order",
@@ -76,10 +88,10 @@ def _parser() -> argparse.ArgumentParser:
                            "\"player\", \"objective\", \"time_limit\"}; each gets one line {\"id\", \"result\"} "
                            "or {\"id\", \"error\"}, in input order. Exit 1 if any line failed.")
     batch.add_argument("input", metavar="IN.jsonl", help="requests, one JSON object a line, or - for standard input")
-    batch.add_argument("-o", "--output", metavar="OUT.jsonl", help="write responses here (default: standard output)")
-    batch.add_argument("--workers", type=_positive_int, metavar="N",
+    batch.add_argument("-o", "--output", action=_Once, metavar="OUT.jsonl", help="write responses here (default: standard output)")
+    batch.add_argument("--workers", action=_Once, type=_positive_int, metavar="N",
                        help="solve in N processes (default 1: in this process)")
-    batch.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+    batch.add_argument("--scheduler", action=_Once, metavar="tcp://HOST:PORT",
                        help="solve on a Dask distributed cluster (needs the dask extra)")
 
     serve = sub.add_parser("serve", help="answer JSON requests line by line, for engines in other languages")

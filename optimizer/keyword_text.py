@@ -29,7 +29,7 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
     "dethrone", "provoke", "prowess", "mentor", "training", "enlist", "backup", "persist", "undying",
     "decayed",
     # abilities that do not act in combat
-    "vigilance", "haste", "flash", "hexproof", "shroud", "ward", "changeling", "devoid", "cycling",
+    "vigilance", "haste", "flash", "hexproof", "shroud", "ward", "changeling", "cycling",
     "ninjutsu", "crew", "kicker", "evolve", "extort", "riot", "unleash", "dash", "evoke", "echo",
     "morph", "megamorph", "disguise", "partner",
 )
@@ -40,13 +40,17 @@ _TOXIC = re.compile(r"^toxic (\d+)$")
 _REMINDER = re.compile(r"\([^)]*(?:\)|$)")
 """Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"; one
 left open runs to the end of the text."""
-_SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?(?:from|white|blue|black|red|green|all colors)\b)")
-"""Between keywords written in one text ("Flying, first strike"); not the commas of "protection from
-white, from blue" or "protection from white, blue"."""
-_AND = re.compile(r"\s*\band\b(?!\s*from\b)\s*")
+_SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?(?:from|white|blue|black|red|green|all colors|creatures|"
+                        r"everything)\b)")
+"""Between keywords written in one (lower-cased) text ("flying, first strike"); not the commas of
+"protection from white, from blue" or "protection from white, blue"."""
+_AND = re.compile(r"\s*\band\b\s*")
 """Between the last two keywords of a list ("Flying, first strike and trample"; "first strike &
-lifelink"); not in "protection from white and from blue", which is one keyword."""
-_MODELED_NAMES = sorted((kw.value for kw in Keyword), key=len, reverse=True)
+lifelink"); not after "protection from", whose qualities it joins ("protection from white and blue")."""
+_MODELED_NAMES = sorted([kw.value for kw in Keyword] + ["toxic", "protection"], key=len, reverse=True)
+"""Names that a text must not hold among other words unread (the modeled keywords, toxic, protection)."""
+_SIGNED = re.compile(r"toxic(?:\s+-|\s*[\u2212+])")
+"""A sign before toxic's number ("toxic -1"), which normalizing would turn into "toxic 1"."""
 _PARAMETER = re.compile(r"^(?:\s+(?:\d+|x|\{.*|from .*|with .*|\S*—.*)|\s*—.*)?$")
 """What may follow a keyword's name: a number, a cost, "from ...", "with ...", or an em dash and a cost."""
 _PROTECTION = re.compile(r"^protection from (.+)$")
@@ -86,6 +90,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         protection_match = _PROTECTION.match(norm)
         if kw is not None:
             keywords.add(kw)
+        elif toxic_match and _SIGNED.search(text.lower()):
+            raise InvalidBoardError(where, f"{text!r}: toxic takes a positive whole number (702.164a)")
         elif toxic_match:
             digits = toxic_match.group(1)
             if len(digits) > len(str(max_number)):
@@ -93,6 +99,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
             toxic += int(digits)
         elif norm == "toxic":
             raise InvalidBoardError(where, "toxic needs a number (\"Toxic 2\") or the toxic field")
+        elif norm.startswith("toxic "):
+            raise InvalidBoardError(where, f"{text!r}: toxic takes one positive whole number (\"Toxic 2\", 702.164a)")
         elif not norm:
             raise InvalidBoardError(where, "empty keyword")
         elif protection_match:
@@ -115,9 +123,10 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
                 raise InvalidBoardError(where, f"{text!r} is not a keyword; did you mean {near[0]!r}?")
             named = _modeled_name_in(norm)
             if named is not None and in_combat:  # ignoring it would drop a keyword that changes the answer
+                example = {"protection": "protection from red", "toxic": "toxic 1"}.get(named, named)
                 raise InvalidBoardError(where, f"{text!r} is not one keyword the optimizer reads, but it names "
                                         f"{named!r}: give each keyword the creature has now as a text of its "
-                                        f"own ([\"{named}\", ...])")
+                                        f"own ([\"{example}\", ...])")
             if named is not None:
                 ignore(text, out_of_combat)
                 continue
@@ -131,11 +140,22 @@ def _parts(texts: Sequence[str]) -> list[tuple[int, str, str]]:
     that is only whitespace stays one (empty) part."""
     out = []
     for k, text in enumerate(texts):
-        pieces = [normalize_keyword(p) for p in _SEPARATOR.split(_REMINDER.sub(" ", text).replace("&", " and "))]
-        pieces = [q for p in pieces for q in ([p] if p.startswith("protection") else _AND.split(p))]
+        lowered = _REMINDER.sub(" ", text).replace("&", " and ").lower()
+        pieces = [q for p in _SEPARATOR.split(lowered) for q in _and_parts(normalize_keyword(p))]
         kept = [p.rstrip(". ") for p in pieces if p.rstrip(". ")] or [""]  # "Deathtouch." as Oracle text ends
         out += [(k, text if len(kept) == 1 else piece, piece) for piece in kept]
     return out
+
+
+def _and_parts(norm: str) -> list[str]:
+    """``norm`` split at "and" ("deathtouch and lifelink"), but for a protection that ends the list,
+    kept whole ("deathtouch and protection from black and green")."""
+    head, protection, qualities = norm.partition("protection from")
+    if not protection:
+        return _AND.split(norm)
+    if head.strip() and not re.search(r"\band\s*$", head):
+        return [norm]  # "protection from" inside another text: not the creature's own protection
+    return _AND.split(head) + [protection + qualities]
 
 
 def _modeled_name_in(norm: str) -> str | None:
@@ -149,8 +169,9 @@ def _modeled_name_in(norm: str) -> str | None:
 
 def _known_harmless(norm: str) -> bool:
     """Whether ``norm`` is one of :data:`NO_COMBAT_DAMAGE`, with or without a parameter ("ward {2}",
-    "ward—pay 3 life", "bushido 1")."""
-    return any(norm.startswith(name) and _PARAMETER.match(norm[len(name):]) for name in NO_COMBAT_DAMAGE)
+    "ward—pay 3 life", "bushido 1"), one that names no modeled keyword ("ward {2} lifelink" is two)."""
+    return any(norm.startswith(name) and _PARAMETER.match(norm[len(name):])
+               and _modeled_name_in(norm[len(name):]) is None for name in NO_COMBAT_DAMAGE)
 
 
 def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> frozenset[str] | None:

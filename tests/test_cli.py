@@ -563,6 +563,25 @@ def test_installed_mtg_combat_help() -> None:
     assert "solve" in proc.stdout and "check" in proc.stdout
 
 
+@pytest.mark.parametrize("args, option", [
+    (["solve", "B", "--objective", "kills", "--objective", "value"], "--objective"),
+    (["solve", "B", "--player", "A", "--player", "B"], "--player"),
+    (["solve", "B", "--time-limit", "5", "--time-limit", "1"], "--time-limit"),
+    (["solve", "B", "--format", "json", "--format", "table"], "--format"),
+    (["check", "B", "B", "--format", "json", "--format", "text"], "--format"),
+    (["batch", "B", "--workers", "2", "--workers", "3"], "--workers"),
+])
+def test_an_option_given_twice_is_an_input_error(args: list[str], option: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse keeps the last value: --objective kills --objective value would answer for value alone
+    board = write(tmp_path, "b.json", TRAMPLE_BOARD)
+    with pytest.raises(SystemExit) as info:
+        main([board if a == "B" else a for a in args])
+    out, err = capsys.readouterr()
+    assert (info.value.code, out) == (2, "")
+    assert err.startswith(f"mtg-combat: error: {option} given twice") and err.count("\n") == 1
+
+
 def test_importing_the_command_line_loads_neither_the_schema_nor_the_solver() -> None:
     # the console script imports optimizer.cli before main() handles Ctrl-C: that import stays light,
     # and pydantic and ortools load inside main(), where an interruption is reported as one

@@ -208,6 +208,10 @@ CASES: list[Case] = [
     bcase("commander-damage-from-non-commander-creature",
           with_board(lambda b: b["players"][1].update(commander_damage={"a1": 5})),
           "players[1].commander_damage.a1", r"(?i)commander"),
+    bcase("commander-damage-key-differs-from-a-commander-only-in-case",  # it would count as another commander
+          with_board(lambda b: (b["creatures"][0].update(commander=True),
+                                b["players"][1].update(commander_damage={"A1": 16}))),
+          "players[1].commander_damage.A1", r"did you mean 'a1'\?"),
     # ---- attacking and blocking -------------------------------------------------------------------
     bcase("attacking-and-blocking",
           with_board(lambda b: creature(b, 2).update(attacking="B", blocking=["a1"])),
@@ -884,6 +888,10 @@ def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: li
     ("Deathtouch and protection from black and from red", {Keyword.DEATHTOUCH}, {"black", "red"}),
     ("flying, protection from black & from red", set(), {"black", "red"}),
     ("Deathtouch.", {Keyword.DEATHTOUCH}, set()),  # as Oracle text may end
+    ("Protection from Red, Blue", set(), {"red", "blue"}),  # case-insensitive, commas included
+    ("Toxic 3, Protection from Black, Green", set(), {"black", "green"}),
+    ("Deathtouch and protection from black and green", {Keyword.DEATHTOUCH}, {"black", "green"}),
+    ("protection from red, creatures", set(), {"red", "creatures"}),
 ])
 def test_the_last_keywords_of_a_list_joined_by_and_are_each_read(text: str, keywords: set[Keyword],
                                                                  protection: set[str]) -> None:
@@ -906,8 +914,13 @@ def test_first_strike_lifelink_and_trample_in_one_text_find_lethal() -> None:
     assert result.objective == {"lethal": 1, "player_damage": 4, "life_gained": 2}
 
 
-@pytest.mark.parametrize("text, named", [("deathtouch lifelink", "deathtouch"), ("Double strike\ttrample", "double strike"),
-                                         ("first strike as long as it's your turn", "first strike")])
+@pytest.mark.parametrize("text, named", [
+    ("deathtouch lifelink", "deathtouch"), ("Double strike\ttrample", "double strike"),
+    ("first strike as long as it's your turn", "first strike"),
+    ("Ward {2} Lifelink", "lifelink"), ("Hexproof from white lifelink", "lifelink"),  # not a parameter
+    ("Reach with first strike", "first strike"), ("protection: red", "protection"),
+    ("can't be blocked except by creatures with protection from red", "protection"),  # not its own protection
+])
 def test_a_text_naming_a_modeled_keyword_among_other_words_is_an_error(text: str, named: str) -> None:
     # ignoring it, as an unknown keyword, would drop a keyword that changes the answer
     attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B",
@@ -918,6 +931,22 @@ def test_a_text_naming_a_modeled_keyword_among_other_words_is_an_error(text: str
     away = dict(attacker, id="home", attacking=None)  # not in combat: it changes nothing, a warning
     loaded = load_board(two_player({"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"}, away))
     assert [w for w in loaded.warnings if repr(text) in w and "not in combat" in w]
+
+
+@pytest.mark.parametrize("text", ["toxic -1", "Toxic \u22121", "Toxic X", "toxic two", "toxic 2 toxic 3"])
+def test_toxic_without_one_positive_number_is_an_error(text: str) -> None:
+    # "toxic -1" normalized like "double-strike" would read as toxic 1: a sign flip that wins the game
+    attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "keywords": [text]}
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(two_player(attacker))
+    assert info.value.field == "creatures[0].keywords[0]" and "toxic" in info.value.problem
+
+
+def test_devoid_is_not_vouched_for():
+    # devoid makes a creature colorless (702.114a), which protection (702.16) can see: not "harmless"
+    attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "keywords": ["Devoid"]}
+    warnings = load_board(two_player(attacker)).warnings
+    assert len(warnings) == 1 and "assumes it does not change combat damage" in warnings[0]
 
 
 def test_toxic_with_its_reminder_text() -> None:
