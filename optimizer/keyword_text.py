@@ -37,9 +37,9 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
 as in "Ward {2}" or "Bushido 1")."""
 
 _TOXIC = re.compile(r"^toxic (\d+)$")
-_REMINDER = re.compile(r"\([^)]*(?:\)|$)")
+_REMINDER = re.compile(r"\([^)]*\)|\([^)\n;]*")
 """Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"; one
-left open runs to the end of the text."""
+left open runs to the end of its line (or to a ";")."""
 _SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?(?:from|white|blue|black|red|green|all colors|creatures|"
                         r"everything)\b)")
 """Between keywords written in one (lower-cased) text ("flying, first strike"); not the commas of
@@ -90,8 +90,9 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         protection_match = _PROTECTION.match(norm)
         if kw is not None:
             keywords.add(kw)
-        elif toxic_match and _SIGNED.search(text.lower()):
-            raise InvalidBoardError(where, f"{text!r}: toxic takes a positive whole number (702.164a)")
+        elif toxic_match and (_SIGNED.search(texts[k].lower()) or not toxic_match.group(1).strip("0")):
+            raise InvalidBoardError(where, f"{texts[k]!r}: toxic takes one positive whole number (\"Toxic 2\", "
+                                    "702.164a)")
         elif toxic_match:
             digits = toxic_match.group(1)
             if len(digits) > len(str(max_number)):
@@ -99,7 +100,7 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
             toxic += int(digits)
         elif norm == "toxic":
             raise InvalidBoardError(where, "toxic needs a number (\"Toxic 2\") or the toxic field")
-        elif norm.startswith("toxic "):
+        elif norm.startswith("toxic ") and (not in_combat or _modeled_name_in(norm[len("toxic"):]) is None):
             raise InvalidBoardError(where, f"{text!r}: toxic takes one positive whole number (\"Toxic 2\", 702.164a)")
         elif not norm:
             raise InvalidBoardError(where, "empty keyword")

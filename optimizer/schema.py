@@ -248,7 +248,7 @@ def _build(raw: _BoardIn) -> Board:
             if key in seen and key not in creature_by_id:
                 raise InvalidBoardError(where, f"{key!r} is not a creature (903.10a: commander damage "
                                         "comes from commanders)")
-            alike = [c for c in creature_by_id if c.strip().casefold() == key.strip().casefold()]
+            alike = [c for c in creature_by_id if "".join(c.split()).casefold() == "".join(key.split()).casefold()]
             if key not in creature_by_id and alike:  # ids are exact: it would count as another commander
                 raise InvalidBoardError(where, f"{key!r} is no creature's id; did you mean {alike[0]!r}? (ids are "
                                         "case-sensitive; a commander not on the battlefield needs an id of its own)")

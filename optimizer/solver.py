@@ -917,7 +917,7 @@ class _Game:
         else:
             self.out_of_rounds = True
         self.proven = False
-        if best is None:  # out of time before any verification: verify the plainest legal first step
+        if best is None:  # out of time or rounds before any verification: verify the plainest legal first step
             lead = {(s.id, probe.targets(s)[0][0]): amount_of(s)
                     for s in probe.sources(Step.FIRST_STRIKE) if probe.chooser[s.id] in leaders}
             value, line, _, _, _ = self._verify(lead, [plain], follower_options[:1])
@@ -1128,6 +1128,7 @@ class _Game:
                 return _ENUMERATE
             for p in master_side:
                 self._cover(cm, best_plan[p], p, sc.parts[cm.add_policy(sc, p, plan)])
+        self.out_of_rounds = True
         return None
 
     def _second_step_reply(self, state: dict[Cell, int]) -> dict[Cell, int]:

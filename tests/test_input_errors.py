@@ -885,6 +885,8 @@ def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: li
     ("First strike, and lifelink", {Keyword.FIRST_STRIKE, Keyword.LIFELINK}, set()),
     ("first strike & trample", {Keyword.FIRST_STRIKE, Keyword.TRAMPLE}, set()),
     ("Trample (This creature can deal excess combat damage", {Keyword.TRAMPLE}, set()),  # reminder text left open
+    ("Deathtouch (reminder left open\nLifelink", {Keyword.DEATHTOUCH, Keyword.LIFELINK}, set()),  # ... to its line's end
+    ("Infect (reminder left open; trample", {Keyword.INFECT, Keyword.TRAMPLE}, set()),
     ("Deathtouch and protection from black and from red", {Keyword.DEATHTOUCH}, {"black", "red"}),
     ("flying, protection from black & from red", set(), {"black", "red"}),
     ("Deathtouch.", {Keyword.DEATHTOUCH}, set()),  # as Oracle text may end
@@ -933,7 +935,8 @@ def test_a_text_naming_a_modeled_keyword_among_other_words_is_an_error(text: str
     assert [w for w in loaded.warnings if repr(text) in w and "not in combat" in w]
 
 
-@pytest.mark.parametrize("text", ["toxic -1", "Toxic \u22121", "Toxic X", "toxic two", "toxic 2 toxic 3"])
+@pytest.mark.parametrize("text", ["toxic -1", "Toxic \u22121", "Toxic X", "toxic two", "toxic 2 toxic 3", "toxic 0",
+                                  "Trample, toxic -1", "toxic -1 and trample"])
 def test_toxic_without_one_positive_number_is_an_error(text: str) -> None:
     # "toxic -1" normalized like "double-strike" would read as toxic 1: a sign flip that wins the game
     attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "keywords": [text]}

@@ -193,6 +193,17 @@ def test_a_refinement_out_of_rounds_gives_its_best_verified_line_unproven(monkey
     assert [result.objective[n] for n in names] <= [optimal.objective[n] for n in names]  # lexicographic
 
 
+def test_a_verification_out_of_rounds_says_so(monkeypatch):
+    """The verification by plans has its own round loop: running out of it is not a solve's work limit."""
+    data = json.loads((Path(__file__).parent / "data" / "verification_rounds_board.json").read_text())
+    assert solve(data).status == "optimal"
+    monkeypatch.setattr(solver_module, "MAX_ROUNDS", 1)
+    result = solve(data)
+    unproven = [w for w in result.warnings if w.startswith("not proven optimal")]
+    assert result.status == "feasible" and len(unproven) == 1
+    assert unproven[0].startswith("not proven optimal: the refinement reached its limit of 1 round;")
+
+
 def mesh_board(n: int) -> dict:
     """n 5/5 tramplers, each blocked by all n 3/3 blockers: a one-step model of 2n^2 damage cells."""
     return {"players": [{"id": "A"}, {"id": "B"}],
