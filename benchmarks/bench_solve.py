@@ -71,7 +71,7 @@ def _settings(kind: str):
     class CpSatDefaults(SolverSettings):
         """CP-SAT's default parameters: only the seed and the time limit are set."""
 
-        def apply(self, solver, time_limit, size=0, scale=1):  # type: ignore[override]
+        def apply(self, solver, time_limit, size=0, scale=1, **rules):  # type: ignore[override]
             solver.parameters.random_seed = self.seed
             if time_limit is not None:
                 solver.parameters.max_time_in_seconds = max(time_limit, 0.001)

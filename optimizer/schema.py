@@ -248,11 +248,11 @@ def _build(raw: _BoardIn) -> Board:
             if key in seen and key not in creature_by_id:
                 raise InvalidBoardError(where, f"{key!r} is not a creature (903.10a: commander damage "
                                         "comes from commanders)")
-            alike = [c for c in creature_by_id if "".join(c.split()).casefold() == "".join(key.split()).casefold()]
-            if key not in creature_by_id and alike:  # ids are exact: it would count as another commander
-                raise InvalidBoardError(where, f"{key!r} is no creature's id; did you mean {alike[0]!r}? (ids are "
-                                        "case-sensitive; a commander not on the battlefield needs an id of its own)")
             if key not in creature_by_id:
+                alike = [c for c in creature_by_id if "".join(c.split()).casefold() == "".join(key.split()).casefold()]
+                if alike:  # ids are exact: it would count as another commander
+                    raise InvalidBoardError(where, f"{key!r} is no creature's id; did you mean {alike[0]!r}? (ids are "
+                                            "case-sensitive; a commander not on the battlefield needs an id of its own)")
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
         players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage)),

@@ -200,13 +200,20 @@ class SolverSettings:
     probing_level: int = 0
     sat_inprocessing: bool = False
 
-    def apply(self, solver: cp_model.CpSolver, time_limit: float | None, size: int = 0, scale: int = 1) -> None:
+    def apply(self, solver: cp_model.CpSolver, time_limit: float | None, size: int = 0, scale: int = 1,
+              bounded: bool = False, amount: int = 0) -> None:
+        """Set ``solver``'s parameters for a model of ``size`` variables whose objective values reach
+        ``scale``; ``bounded``: a max-min model; ``amount``: the board's :func:`largest_amount`."""
         p = solver.parameters
         p.num_workers = self.workers
         p.random_seed = self.seed
         p.cp_model_presolve = self.presolve and size >= self.presolve_from and scale <= self.presolve_max_scale
         p.max_presolve_iterations = self.presolve_iterations
         p.linearization_level = self.linearization_level
+        if bounded and size >= self.maxmin_linearization_from:
+            p.linearization_level = max(p.linearization_level, 1)
+        if amount >= self.big_amount_linearization_from and size < self.big_amount_linearization_below:
+            p.linearization_level = max(p.linearization_level, 2)
         p.symmetry_level = self.symmetry_level
         p.cp_model_probing_level = self.probing_level
         p.use_sat_inprocessing = self.sat_inprocessing
@@ -1217,16 +1224,12 @@ class _Game:
     def _run(self, model: cp_model.CpModel, infeasible_ok: bool = False,
              bounded: bool = False) -> cp_model.CpSolver | None:
         """Solve; None if out of time with nothing found (or, with ``infeasible_ok``, infeasible).
-        ``bounded``: the objective is a variable bounded by sums (max-min models), which get the
-        linear relaxation from ``maxmin_linearization_from`` variables."""
+        ``bounded``: the objective is a variable bounded by sums (a max-min model; see
+        :meth:`SolverSettings.apply`)."""
         solver = cp_model.CpSolver()
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude)
-        if bounded and len(model.proto.variables) >= self.settings.maxmin_linearization_from:
-            solver.parameters.linearization_level = max(solver.parameters.linearization_level, 1)
-        if (self.largest_amount >= self.settings.big_amount_linearization_from
-                and len(model.proto.variables) < self.settings.big_amount_linearization_below):
-            solver.parameters.linearization_level = max(solver.parameters.linearization_level, 2)
+        self.settings.apply(solver, remaining, len(model.proto.variables), self.magnitude, bounded=bounded,
+                            amount=self.largest_amount)
         with stoppable(solver):
             status = solver.solve(model)
             if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID) and solver.parameters.cp_model_presolve:

@@ -112,8 +112,8 @@ class _Budget(SolverSettings):
 
     budget: float = 0.005
 
-    def apply(self, solver, time_limit, size=0, scale=1):
-        super().apply(solver, time_limit, size, scale)
+    def apply(self, solver, time_limit, size=0, scale=1, **rules):
+        super().apply(solver, time_limit, size, scale, **rules)
         solver.parameters.max_deterministic_time = self.budget
 
 
