@@ -44,9 +44,10 @@ _SEPARATOR = re.compile(r"[;\n]|,(?!\s*(?:and\s+)?(?:from|white|blue|black|red|g
                         r"everything)\b)")
 """Between keywords written in one (lower-cased) text ("flying, first strike"); not the commas of
 "protection from white, from blue" or "protection from white, blue"."""
-_AND = re.compile(r"\s*\band\b\s*")
+_AND = re.compile(r"\s*\band\b(?!\s*/|\s+from\b)\s*")
 """Between the last two keywords of a list ("Flying, first strike and trample"; "first strike &
-lifelink"); not after "protection from", whose qualities it joins ("protection from white and blue")."""
+lifelink"); not after "protection from", whose qualities it joins ("protection from white and blue"),
+nor in "and from" ("hexproof from white and from blue") or "and/or" ("kicker {r} and/or {w}")."""
 _MODELED_NAMES = sorted([kw.value for kw in Keyword] + ["toxic", "protection"], key=len, reverse=True)
 """Names that a text must not hold among other words unread (the modeled keywords, toxic, protection)."""
 _SIGNED = re.compile(r"toxic(?:\s+-|\s*[\u2212+])")

@@ -894,12 +894,22 @@ def test_keywords_written_together_or_with_reminder_text_are_each_read(texts: li
     ("Toxic 3, Protection from Black, Green", set(), {"black", "green"}),
     ("Deathtouch and protection from black and green", {Keyword.DEATHTOUCH}, {"black", "green"}),
     ("protection from red, creatures", set(), {"red", "creatures"}),
+    ("Lifelink and hexproof from white and from blue", {Keyword.LIFELINK}, set()),  # "and from": one hexproof
+    ("Kicker {R} and/or {W} and trample", {Keyword.TRAMPLE}, set()),  # "and/or" joins no keywords
 ])
 def test_the_last_keywords_of_a_list_joined_by_and_are_each_read(text: str, keywords: set[Keyword],
                                                                  protection: set[str]) -> None:
     attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": [text]}
     read = load_board(two_player(attacker)).creature("a1")
     assert (read.keywords, read.protection_from) == (keywords, protection)
+
+
+@pytest.mark.parametrize("text", ["Hexproof from white and from blue", "Kicker {R} and/or {W}"])
+def test_and_inside_one_ignored_keyword_keeps_it_whole(text: str) -> None:
+    # one keyword known not to change combat damage, not two texts of which one is unknown
+    attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": [text]}
+    warnings = load_board(two_player(attacker)).warnings
+    assert len(warnings) == 1 and repr(text) in warnings[0] and "does not change combat damage" in warnings[0]
 
 
 def test_first_strike_lifelink_and_trample_in_one_text_find_lethal() -> None:
