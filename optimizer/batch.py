@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from .errors import InvalidRequestError, OutputError
-from .interrupt import in_main_thread, signals_held, stop_searches_on_signals
+from .interrupt import act_on_signals, in_main_thread, signals_held, stop_searches_on_signals
 from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
@@ -166,6 +166,7 @@ def write_answers(answers: Iterable[Answers], out: TextIO, progress: Progress | 
     for chunk in answers:
         if progress is not None and same_terminal:
             progress.clear()
+        act_on_signals()  # an interruption whose exception was lost writes no more lines
         with signals_held():
             try:
                 out.writelines(text + "\n" for _, text in chunk)

@@ -16,7 +16,7 @@ import sys
 from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
-from .interrupt import in_main_thread, stop_searches_on_signals
+from .interrupt import act_on_signals, forget_signals, in_main_thread, note_signal, signals_held, stop_searches_on_signals
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -27,7 +27,13 @@ class _Terminated(BaseException):
 
 
 def _terminate(signum: int, frame: object) -> None:
+    note_signal(signum)
     raise _Terminated
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    note_signal(signum)
+    raise KeyboardInterrupt
 
 
 def _output_error(exc: OSError, stdout: bool = True) -> OutputError:
@@ -116,12 +122,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # (ortools) load in here, where an interruption is reported as one, not as a traceback
     try:  # a signal can arrive anywhere, the handler's own restoring included
         on_terminate = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+        on_interrupt = signal.signal(signal.SIGINT, _interrupt) if main_thread else None
         stop_searches_on_signals()
         try:
             return _run(_arguments(argv))
         finally:
             if main_thread:
                 signal.signal(signal.SIGTERM, on_terminate)
+                signal.signal(signal.SIGINT, on_interrupt)
+            forget_signals()
     except KeyboardInterrupt:
         return _stopped("interrupted", EXIT_INTERRUPTED)
     except _Terminated:
@@ -176,7 +185,8 @@ def _solve(args: argparse.Namespace) -> int:
     from .schema import load_board
 
     board = load_board(args.board)
-    from .solver import solve  # imports ortools: after the board is known to be valid
+    with signals_held():  # a signal during the import acts after it (in it, its exception can be lost)
+        from .solver import solve  # imports ortools: after the board is known to be valid
 
     result = solve(board, player=args.player, objective=args.objective, time_limit=args.time_limit)
     if _format(args.format, "table") == "json":
@@ -206,6 +216,7 @@ def _check(args: argparse.Namespace) -> int:
 def _write(text: str, code: int) -> int:
     """Print ``text`` (a table's names made printable: control characters escaped,
     unpaired surrogates too); a reader that closed standard output gets nothing more."""
+    act_on_signals()  # an interruption whose exception was lost is no answer
     try:
         print(printable(text))
         sys.stdout.flush()

@@ -7,6 +7,11 @@ signal (``signal.set_wakeup_fd``) stops every search under way (:func:`stoppable
 returns, and the signal's handler (KeyboardInterrupt, or the CLI's SIGTERM handler) acts before its
 result is used. The command line turns this on; a program that imports the package keeps its own
 signal handling.
+
+A handler's exception can be lost: raised while Python runs a weakref callback or a ``__del__`` (an
+import's module lock has one), it is reported as ignored and the program goes on. The command line's
+handlers therefore also :func:`note_signal`, and every search and every output first
+:func:`act_on_signals`, so a lost interruption still stops the program instead of becoming an answer.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ STOPPING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 _running: set[Any] = set()
 _lock = threading.Lock()
 _watching = False
+_received: list[int] = []
+"""The stopping signals noted by the command line's handlers (:func:`note_signal`)."""
 
 
 def in_main_thread() -> bool:
@@ -61,9 +68,29 @@ def _stop_on_signal(read_end: int) -> None:
                     solver.stop_search()
 
 
+def note_signal(signum: int) -> None:
+    """Remember that ``signum`` arrived, for :func:`act_on_signals` (called by a handler that raises)."""
+    if signum not in _received:
+        _received.append(signum)
+
+
+def forget_signals() -> None:
+    """Forget the signals noted (a command run in-process is over: the caller's code goes on)."""
+    _received.clear()
+
+
+def act_on_signals() -> None:
+    """Act again on a stopping signal noted earlier (its handler raises), in case the exception its
+    handler raised then was lost; nothing if none was noted."""
+    if _received and in_main_thread():
+        _act(_received[0], signal.getsignal(_received[0]))
+
+
 @contextmanager
 def stoppable(solver: Any) -> Iterator[None]:
-    """``solver`` (a ``cp_model.CpSolver``) may be stopped by a signal while the block runs."""
+    """``solver`` (a ``cp_model.CpSolver``) may be stopped by a signal while the block runs (one
+    noted before it begins stops the program first, :func:`act_on_signals`)."""
+    act_on_signals()
     with _lock:
         _running.add(solver)
     try:

@@ -10,17 +10,20 @@ import contextlib
 import sys
 from typing import BinaryIO, TextIO
 
+from .interrupt import act_on_signals, signals_held
 from .protocol import answer, is_blank, warm
 
 
 def serve(stdin: BinaryIO, stdout: TextIO) -> int:
     """Answer requests from ``stdin`` on ``stdout`` until end of input; the exit status."""
-    warm()
+    with signals_held():  # a signal during the import acts after it (in it, its exception can be lost)
+        warm()
     for line in iter(stdin.readline, b""):
         if is_blank(line):
             continue
         with contextlib.redirect_stdout(sys.stderr):  # a stray print must not corrupt the protocol
             _, text = answer(line.removesuffix(b"\n"))  # the line as batch reads it
+        act_on_signals()  # an interruption whose exception was lost is no answer
         stdout.write(text + "\n")
         stdout.flush()
     return 0

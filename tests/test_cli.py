@@ -545,13 +545,13 @@ def test_solve_help_lists_objectives(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_console_script_is_declared() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["mtg-combat"] == "optimizer.cli:main"
+    assert scripts["mtg-combat"] == "optimizer.__main__:run"
 
 
 def test_console_script_entry_point_help() -> None:
-    # what the installed mtg-combat wrapper does: sys.exit(optimizer.cli.main())
+    # what the installed mtg-combat wrapper does: sys.exit(optimizer.__main__.run())
     proc = run_cli("--help", exe=[sys.executable, "-c",
-                                  "import sys; from optimizer.cli import main; sys.exit(main())"])
+                                  "import sys; from optimizer.__main__ import run; sys.exit(run())"])
     assert proc.returncode == 0, proc.stderr
     assert "solve" in proc.stdout and "check" in proc.stdout
 
@@ -583,8 +583,8 @@ def test_an_option_given_twice_is_an_input_error(args: list[str], option: str, t
 
 
 def test_importing_the_command_line_loads_neither_the_schema_nor_the_solver() -> None:
-    # the console script imports optimizer.cli before main() handles Ctrl-C: that import stays light,
-    # and pydantic and ortools load inside main(), where an interruption is reported as one
+    # the command line is loaded before main() handles Ctrl-C (with only a quiet exit set): that import
+    # stays light, and pydantic and ortools load inside main(), where an interruption is reported as one
     code = ("import sys, optimizer.cli; "
             "print(sorted(m for m in ('pydantic', 'ortools', 'optimizer.schema', 'optimizer.solver') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)

@@ -3,12 +3,15 @@ interrupt reaches the program, instead of the search's result being used as an a
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,3 +52,69 @@ def test_ctrl_c_stops_a_long_search_at_once() -> None:
     out, err = proc.communicate(timeout=55)
     assert (out, err, proc.returncode) == (b"interrupted\n", b"", 0)
     assert time.monotonic() - sent < 20  # the search alone runs a minute
+
+
+LOST = """
+import signal, sys
+import optimizer.schema as schema
+from optimizer.cli import main
+
+real = schema.load_board
+
+
+class Lost:
+    def __del__(self):  # the handler's KeyboardInterrupt is raised here, where Python ignores it
+        signal.raise_signal(signal.SIGINT)
+
+
+def load_board(*args, **kwargs):
+    Lost()
+    return real(*args, **kwargs)
+
+
+schema.load_board = load_board
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [
+    ["solve", "examples/deathtouch-trample.json", "--format", "json"],  # a CP-SAT search follows
+    ["solve", "examples/infect-toxic-poison.json", "--format", "json"],
+    ["batch", "-"],
+    ["serve", "--stdio"],
+])
+def test_an_interruption_whose_exception_python_ignored_still_stops_the_program(command: list[str]) -> None:
+    # Ctrl-C while Python runs a __del__ (or a weakref callback, as during an import): the
+    # KeyboardInterrupt is reported as ignored and the program goes on; it must not answer then
+    request = json.dumps({"id": 1, "board": json.loads((ROOT / "examples" / "deathtouch-trample.json").read_text())})
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", LOST, *command], input=request + "\n", capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+    assert (proc.returncode, proc.stdout) == (130, "")
+    assert proc.stderr.endswith("\nmtg-combat: interrupted\n") and "Exception ignored" in proc.stderr
+
+
+EARLY = """
+import builtins, signal, sys
+
+real_import = builtins.__import__
+
+
+def interrupting_import(name, *args, **kwargs):
+    if name == "cli":  # "from .cli import main": Ctrl-C while the command line loads
+        signal.raise_signal(signal.SIGINT)
+    return real_import(name, *args, **kwargs)
+
+
+builtins.__import__ = interrupting_import
+from optimizer.__main__ import run
+
+sys.argv = ["mtg-combat", "--help"]
+run()
+"""
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_130() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", EARLY], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "mtg-combat: interrupted\n")
