@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from .board import Board, ObjectId
-from .errors import InvalidAssignmentError, key_path
+from .errors import InvalidAssignmentError, key_path, shown
 
 
 class Step(str, Enum):
@@ -30,6 +30,9 @@ class Assignment:
         return {"step": self.step.value, "source": self.source, "target": self.target, "amount": self.amount}
 
 
+MAX_AMOUNT = 10**9
+"""Bound on an amount of assigned damage (a board's powers and toughnesses are at most 10**6)."""
+
 RESULT_FIELDS = frozenset({"status", "player", "objective", "outcome", "method", "warnings"})
 """Fields of a solve result besides ``assignments`` and ``dealing``: a result may be checked as it is."""
 
@@ -43,7 +46,7 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
     """
     items = data.get("assignments") if isinstance(data, dict) else data
     if isinstance(data, dict):
-        if items is None:
+        if "assignments" not in data:
             raise InvalidAssignmentError("assignments", "missing; expected {\"assignments\": [...]}")
         extra = set(data) - {"assignments", "dealing"} - RESULT_FIELDS
         if extra:
@@ -54,6 +57,8 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
     totals: dict[tuple[Step, str, str], int] = {}
     for i, item in enumerate(items):
         where = f"assignments[{i}]"
+        if isinstance(item, Assignment):  # the API's records get the same checks as JSON entries
+            item = {"step": item.step, "source": item.source, "target": item.target, "amount": item.amount}
         if not isinstance(item, dict):
             raise InvalidAssignmentError(where, "expected an object {\"source\", \"target\", \"amount\"}")
         extra = set(item) - {"step", "source", "target", "amount"}
@@ -62,11 +67,15 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
         step, source, target = read_cell(item, where, board, "amount")
         amount = item["amount"]
         if isinstance(amount, bool) or not isinstance(amount, int):
-            raise InvalidAssignmentError(f"{where}.amount", f"expected an integer, got {amount!r}")
+            raise InvalidAssignmentError(f"{where}.amount", f"expected an integer, got {shown(amount)}")
         if amount < 0:
-            raise InvalidAssignmentError(f"{where}.amount", f"{amount}: damage assigned cannot be negative")
+            raise InvalidAssignmentError(f"{where}.amount", "damage assigned cannot be negative")
         key = (step, source, target)
         totals[key] = totals.get(key, 0) + amount
+        if totals[key] > MAX_AMOUNT:  # no creature assigns that much (and so large a number is not printed)
+            raise InvalidAssignmentError(f"{where}.amount", f"beyond {MAX_AMOUNT:,}"
+                                         + (f" with the earlier entries for {source} to {target}" if amount <= MAX_AMOUNT else "")
+                                         + ": no creature assigns that much damage")
     return normalize(Assignment(s, src, tgt, n) for (s, src, tgt), n in totals.items())
 
 
@@ -79,14 +88,14 @@ def read_cell(item: dict[str, Any], where: str, board: Board, *required: str) ->
     step_text = item.get("step", Step.REGULAR.value)
     try:
         step = Step(step_text)
-    except ValueError:
-        raise InvalidAssignmentError(f"{where}.step", f"{step_text!r} is not one of "
+    except (ValueError, TypeError):
+        raise InvalidAssignmentError(f"{where}.step", f"{shown(step_text)} is not one of "
                                      f"{[s.value for s in Step]}") from None
     source, target = item["source"], item["target"]
     if not isinstance(source, str) or not board.is_creature(source):
-        raise InvalidAssignmentError(f"{where}.source", f"{source!r} is not a creature on the board")
+        raise InvalidAssignmentError(f"{where}.source", f"{shown(source)} is not a creature on the board")
     if not isinstance(target, str) or board.get(target) is None:
-        raise InvalidAssignmentError(f"{where}.target", f"unknown id {target!r}")
+        raise InvalidAssignmentError(f"{where}.target", f"unknown id {shown(target)}")
     return step, source, target
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Iterable
 
-from .assignment import Assignment, Step, normalize, parse_assignments
+from .assignment import Assignment, Step, parse_assignments
 from .board import Board, Creature, Keyword, ObjectId
 from .dealing import DealingChoice, banding_chooser, parse_dealing
 from .errors import InputError, InvalidAssignmentError, InvalidBoardError
@@ -51,28 +51,34 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
           dealing: Iterable[DealingChoice] = ()) -> CheckResult:
     """Check a complete combat damage assignment (every creature that deals damage) on ``board``.
 
-    ``dealing`` gives the affected players' choices for effects applied to the damage (616.1, 615.7);
-    without one, a damage's effects apply in board order and shields prevent all they can.
+    ``dealing`` gives the affected players' choices for effects applied to the damage (616.1, 615.7),
+    each for damage the assignment holds; without one (or None), a damage's effects apply in board
+    order and shields prevent all they can.
     """
     if not isinstance(board, Board):
         raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
                                 f"{type(board).__name__}")
+    dealing = _dealing_list(() if dealing is None else dealing)
     if isinstance(assignments, dict) and "dealing" in assignments:
-        if tuple(dealing):
+        if dealing:
             raise InvalidAssignmentError("dealing", "given twice: in the assignment and as an argument")
-        dealing = assignments["dealing"]
+        dealing = _dealing_list(() if assignments["dealing"] is None else assignments["dealing"])
     if isinstance(assignments, (dict, list)):
         parsed = parse_assignments(assignments, board)
     else:
         iterable = isinstance(assignments, Iterable) and not isinstance(assignments, (str, bytes))
-        records = tuple(assignments) if iterable else ()
+        records = list(assignments) if iterable else []
         if not iterable or not all(isinstance(a, Assignment) for a in records):
             raise InvalidAssignmentError("assignments", "expected Assignment records, a list of {source, "
                                          "target, amount} or {\"assignments\": [...]}")
-        parsed = normalize(records)
-    if isinstance(dealing, (str, bytes, dict)) or not isinstance(dealing, Iterable):
-        raise InvalidAssignmentError("dealing", "expected a list of dealing choices")
-    dealing = parse_dealing(list(dealing), board)
+        parsed = parse_assignments(records, board)  # checked and added up as JSON entries are
+    dealing = parse_dealing(dealing, board)
+    assigned = {(a.step, a.source, a.target) for a in parsed}
+    for i, choice in enumerate(dealing):
+        if (choice.step, choice.source, choice.target) not in assigned:
+            raise InvalidAssignmentError(f"dealing[{i}]", f"{choice.source} assigns no "
+                                         f"{choice.step.value.replace('_', '-')}-step damage to {choice.target}: "
+                                         "a dealing choice orders the effects on damage assigned (616.1)")
     played: list[Any] = []
     try:
         found = violations(board, parsed, dealing, played)
@@ -82,6 +88,13 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
             raise
         raise InvalidAssignmentError("dealing", str(exc)) from None
     return CheckResult(not found, tuple(found), outcome)
+
+
+def _dealing_list(dealing: Any) -> list[Any]:
+    """The dealing choices given as a list (a JSON array, or any iterable of records)."""
+    if isinstance(dealing, (str, bytes, dict)) or not isinstance(dealing, Iterable):
+        raise InvalidAssignmentError("dealing", "expected a list of dealing choices")
+    return list(dealing)
 
 
 def violations(board: Board, assignments: tuple[Assignment, ...],

@@ -21,7 +21,7 @@ from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
 from .errors import InvalidAssignmentError, key_path
 
-_INDEX = re.compile(r"[0-9]{1,9}")
+_INDEX = re.compile(r"0|[1-9][0-9]{0,8}")  # an index as JSON writes it: "1", not "01"
 """A shield's index as a key of ``prevented`` (ASCII digits only)."""
 
 

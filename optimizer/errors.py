@@ -20,6 +20,16 @@ def key_path(base: str, key: object) -> str:
     return f"{base}[{json.dumps(key)}]"
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message: at most ``limit`` characters (an integer too long for Python to
+    print is named as one)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "an integer of more than 4,300 digits"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class InputError(ValueError):
     """Input that cannot be used: ``field`` names where, ``problem`` says what is wrong."""
 

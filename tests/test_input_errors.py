@@ -866,6 +866,70 @@ def test_two_dealing_choices_for_one_damage_are_an_error_however_they_are_given(
         assert info.value.field == "dealing[1]" and "a second choice" in info.value.problem
 
 
+@pytest.mark.parametrize("dealing, problem", [
+    (None, None),  # null: no choices, as when left out
+    (5, "expected a list of dealing choices"),
+    ("ab", "expected a list of dealing choices"),  # not "given twice"
+    ({"a": 1}, "expected a list of dealing choices"),
+])
+def test_dealing_beside_an_assignment_that_has_its_own_is_read_or_rejected_by_type(dealing: Any,
+                                                                                   problem: str | None) -> None:
+    data = {"assignments": HIT, "dealing": []}
+    if problem is None:
+        assert check(load_board(SHIELDED), data, dealing).legal
+        return
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), data, dealing)
+    assert (info.value.field, info.value.problem) == ("dealing", problem)
+
+
+@pytest.mark.parametrize("choice", [
+    {"step": "first_strike", "source": "a", "target": "B", "order": [0, 1]},  # one damage step on this board
+    {"step": "regular", "source": "a", "target": "A", "order": []},  # a does not damage A
+])
+def test_a_dealing_choice_for_damage_not_assigned_is_an_error_not_ignored(choice: dict[str, Any]) -> None:
+    # ignoring it would judge the damage with the board-order default the caller meant to override
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), {"assignments": HIT, "dealing": [choice]})
+    assert info.value.field == "dealing[0]" and "assigns no" in info.value.problem and "616.1" in info.value.problem
+
+
+def test_assignment_records_get_the_checks_json_entries_get() -> None:
+    from optimizer import Step
+    from optimizer.assignment import Assignment
+
+    board = load_board(SHIELDED)
+    hit = Assignment(Step.REGULAR, "a", "B", 3)
+    assert check(board, [hit]).outcome == check(board, (hit,)).outcome == check(board, HIT).outcome  # list or tuple
+    split = (Assignment(Step.REGULAR, "a", "B", 1), Assignment(Step.REGULAR, "a", "B", 2))
+    assert check(board, split).outcome == check(board, HIT).outcome  # entries for one damage add up
+    for bad, field in (((Assignment(Step.REGULAR, "a", "B", 2.5), Assignment(Step.REGULAR, "a", "B", 0.5)),
+                        "assignments[0].amount"),
+                       ((Assignment(Step.REGULAR, "a", "B", "3"),), "assignments[0].amount"),
+                       ((Assignment(Step.REGULAR, "zz", "B", 3),), "assignments[0].source"),
+                       ((Assignment("second", "a", "B", 3),), "assignments[0].step")):
+        with pytest.raises(InvalidAssignmentError) as info:
+            check(board, bad)
+        assert info.value.field == field
+
+
+def test_an_amount_too_large_for_any_creature_is_an_error_naming_it() -> None:
+    huge = 10 ** 4299  # two of them add up to a number Python will not print
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), [{"source": "a", "target": "B", "amount": huge}] * 2)
+    assert info.value.field == "assignments[0].amount" and "beyond 1,000,000,000" in info.value.problem
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), [{"source": "a", "target": "B", "amount": 10 ** 9}] * 2)
+    assert info.value.field == "assignments[1].amount" and "earlier entries" in info.value.problem
+
+
+def test_a_shield_index_is_written_as_json_writes_it() -> None:
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(load_board(SHIELDED), {"assignments": HIT, "dealing": [
+            {"step": "regular", "source": "a", "target": "B", "order": [0, 1], "prevented": {"00": 2}}]})
+    assert info.value.field == "dealing[0].prevented.00" and "not the index of a shield" in info.value.problem
+
+
 @pytest.mark.parametrize("texts", [["Flying, first strike"], ["Flying\nFirst strike"], ["Ward {2}; first strike"],
                                    ["flying", "First strike (This creature deals combat damage before creatures "
                                     "without first strike.)"]])
