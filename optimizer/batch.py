@@ -38,6 +38,8 @@ class _Result(Protocol):
 
 def read_lines(source: str) -> list[Line]:
     """The non-blank lines of a file, or of standard input for ``-``, as bytes (decoded per line)."""
+    if not source:
+        raise InvalidRequestError("input", "an empty path; give a file name, or - for standard input")
     try:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:

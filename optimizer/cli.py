@@ -8,6 +8,7 @@ Exit codes: 0 success (legal, for check), 1 illegal assignment (check) or a fail
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -63,6 +64,17 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class _OnceFlag(_Once):
+    """A flag given at most once (``serve --stdio --stdio`` is a usage error like any option twice)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, True, option_string)
+
+
 def _parser() -> argparse.ArgumentParser:
     from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
 
@@ -94,14 +106,14 @@ def _parser() -> argparse.ArgumentParser:
                            "\"player\", \"objective\", \"time_limit\"}; each gets one line {\"id\", \"result\"} "
                            "or {\"id\", \"error\"}, in input order. Exit 1 if any line failed.")
     batch.add_argument("input", metavar="IN.jsonl", help="requests, one JSON object a line, or - for standard input")
-    batch.add_argument("-o", "--output", action=_Once, metavar="OUT.jsonl", help="write responses here (default: standard output)")
+    batch.add_argument("-o", "--output", action=_Once, metavar="OUT.jsonl", help="write responses here (default, or -: standard output)")
     batch.add_argument("--workers", action=_Once, type=_positive_int, metavar="N",
                        help="solve in N processes (default 1: in this process)")
     batch.add_argument("--scheduler", action=_Once, metavar="tcp://HOST:PORT",
                        help="solve on a Dask distributed cluster (needs the dask extra)")
 
     serve = sub.add_parser("serve", help="answer JSON requests line by line, for engines in other languages")
-    serve.add_argument("--stdio", action="store_true",
+    serve.add_argument("--stdio", action=_OnceFlag,
                        help="requests on standard input, responses on standard output (required: the only transport)")
     return parser
 
@@ -116,7 +128,41 @@ def _positive_int(text: str) -> int:
     return value
 
 
+class _ClosedStream:
+    """Standard input or output closed before the program started (Python then sets it to None):
+    reading or writing it fails as a closed file does, so the program says so (exit 2)."""
+
+    @property
+    def buffer(self) -> "_ClosedStream":
+        return self
+
+    def _closed(self, *args: object) -> str:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    read = readline = write = writelines = _closed
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise ValueError("standard stream closed")
+
+
+def _standard_streams() -> None:
+    """Streams for the standard ones that were closed when the program started."""
+    if sys.stdin is None:
+        sys.stdin = _ClosedStream()  # type: ignore[assignment]
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()  # type: ignore[assignment]
+    if sys.stderr is None:  # print(file=None) would write to standard output; the messages are lost
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _standard_streams()
     main_thread = in_main_thread()
     # ``import optimizer.cli`` loads the rules layer only: the schema (pydantic) and the solver
     # (ortools) load in here, where an interruption is reported as one, not as a traceback
@@ -156,24 +202,29 @@ def _run(args: argparse.Namespace) -> int:
             return _serve()
         return _check(args)
     except (InputError, OutputError) as exc:
-        print(f"mtg-combat: error: {exc}", file=sys.stderr)
+        _tell(f"mtg-combat: error: {_one_line(str(exc))}")
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
         signalled = exc.__cause__ or exc.__context__
         if isinstance(signalled, (KeyboardInterrupt, _Terminated)):
             raise signalled from None  # a signal during an import (pybind11 makes it an ImportError)
-        print(f"mtg-combat: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _tell(f"mtg-combat: internal error: {type(exc).__name__}: {_one_line(str(exc))}")
         return EXIT_INTERNAL
 
 
 def _stopped(how: str, code: int) -> int:
     """One line on stderr for a signal that stopped the program; what was written stays written
     (an interrupted batch's last response line may be cut short)."""
+    _tell(f"mtg-combat: {how}")
+    return code
+
+
+def _tell(line: str) -> None:
+    """One line on stderr; if stderr cannot be written (closed), the exit status still tells."""
     try:
-        print(f"mtg-combat: {how}", file=sys.stderr)
+        print(line, file=sys.stderr)
     except OSError:
         pass
-    return code
 
 
 def _format(requested: str | None, pretty: str) -> str:
@@ -230,6 +281,11 @@ def _write(text: str, code: int) -> int:
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
+def _one_line(text: str) -> str:
+    """An error message as one printable line (ids may hold line breaks and control characters)."""
+    return printable(text.replace("\n", "\\n"))
+
+
 def printable(text: str) -> str:
     """``text`` with control characters other than newlines, and unpaired surrogates, escaped."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
@@ -249,7 +305,7 @@ def _batch(args: argparse.Namespace) -> int:
         try:
             client = connect(args.scheduler)
         except MissingExtraError as exc:
-            print(f"mtg-combat: error: {exc}", file=sys.stderr)
+            _tell(f"mtg-combat: error: {exc}")
             return EXIT_INPUT
     try:
         if client is not None:
@@ -260,7 +316,7 @@ def _batch(args: argparse.Namespace) -> int:
             answers = answer_pooled(lines, args.workers)
         else:
             answers = answer_serial(lines)
-        out = sys.stdout if args.output is None else _open_output(args.output)
+        out = sys.stdout if args.output in (None, "-") else _open_output(args.output)
         progress = Progress(len(lines), sys.stderr) if sys.stderr.isatty() else None
         try:
             failed = write_answers(answers, out, progress, same_terminal=out is sys.stdout and sys.stdout.isatty())

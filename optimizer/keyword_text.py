@@ -95,8 +95,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
             raise InvalidBoardError(where, f"{texts[k]!r}: toxic takes one positive whole number (\"Toxic 2\", "
                                     "702.164a)")
         elif toxic_match:
-            digits = toxic_match.group(1)
-            if len(digits) > len(str(max_number)):
+            digits = toxic_match.group(1).lstrip("0")  # a positive number (checked above)
+            if len(digits) > len(str(max_number)) or int(digits) > max_number:
                 raise InvalidBoardError(where, f"toxic beyond {max_number}")
             toxic += int(digits)
         elif norm == "toxic":

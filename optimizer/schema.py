@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from .board import (COLORS, PROTECTION_QUALITIES, Battle, Board, Creature, Effect, EffectKind, Keyword,
                     Planeswalker, Player, Selector)
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, key_path
 from .keyword_text import read_keywords
 
 MAX_NUMBER = 1_000_000
@@ -174,7 +174,9 @@ def json_type(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else f"a Python {type(value).__name__}, not parsed JSON"
 
 
 def load_board(source: str | Path | dict[str, Any]) -> Board:
@@ -240,7 +242,7 @@ def _build(raw: _BoardIn) -> Board:
             raise InvalidBoardError(f"players[{i}].poison",
                                     f"{p.poison}: a player with 10 or more poison counters has already lost (704.5c)")
         for key, amount in p.commander_damage.items():
-            where = f"players[{i}].commander_damage.{key}"
+            where = key_path(f"players[{i}].commander_damage", key)
             if amount >= 21:
                 raise InvalidBoardError(where, f"{amount}: 21 or more commander damage has already lost the game (704.6c)")
             if key in creature_by_id and not creature_by_id[key].commander:

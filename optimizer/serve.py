@@ -10,6 +10,7 @@ import contextlib
 import sys
 from typing import BinaryIO, TextIO
 
+from .errors import InvalidRequestError
 from .interrupt import act_on_signals, signals_held
 from .protocol import answer, is_blank, warm
 
@@ -18,7 +19,7 @@ def serve(stdin: BinaryIO, stdout: TextIO) -> int:
     """Answer requests from ``stdin`` on ``stdout`` until end of input; the exit status."""
     with signals_held():  # a signal during the import acts after it (in it, its exception can be lost)
         warm()
-    for line in iter(stdin.readline, b""):
+    for line in iter(lambda: _read_line(stdin), b""):
         if is_blank(line):
             continue
         with contextlib.redirect_stdout(sys.stderr):  # a stray print must not corrupt the protocol
@@ -27,3 +28,10 @@ def serve(stdin: BinaryIO, stdout: TextIO) -> int:
         stdout.write(text + "\n")
         stdout.flush()
     return 0
+
+
+def _read_line(stdin: BinaryIO) -> bytes:
+    try:
+        return stdin.readline()
+    except OSError as exc:  # an input error, not an output one
+        raise InvalidRequestError("input", f"cannot read standard input: {exc.strerror or exc}") from None

@@ -255,6 +255,8 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
           objective: Sequence[str] | str | None = None, time_limit: float | None = None,
           settings: SolverSettings = SolverSettings(), max_combined_range: int = MAX_COMBINED_RANGE) -> SolveResult:
     """The deciding player's best damage assignment, with every other player replying worst for it."""
+    if not isinstance(settings, SolverSettings):
+        raise InvalidRequestError("settings", f"expected SolverSettings, got {type(settings).__name__}")
     if not isinstance(board, Board):
         board = load_board(board)
     decider = parse_player(board, player)

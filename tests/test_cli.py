@@ -662,3 +662,61 @@ def test_table_output_escapes_control_characters_and_unpaired_surrogates_in_name
     code, out, _ = run_main(capsys, "solve", board, "--format", "table")
     assert code == 0
     assert "x (Evil\\n\\x1b[31m\\ud800)" in out and "\x1b" not in out
+
+
+def run_with_closed(fd: int, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """The command line with standard stream ``fd`` closed before it starts (``>&-`` in a shell)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    streams = {0: "stdin", 1: "stdout", 2: "stderr"}
+    kwargs: dict[str, Any] = {name: subprocess.PIPE for k, name in streams.items() if k != fd}
+    return subprocess.run([sys.executable, "-m", "optimizer", *args], cwd=ROOT, env=env, timeout=120,
+                          preexec_fn=lambda: os.close(fd), **kwargs)
+
+
+@pytest.mark.parametrize("fd, args, message", [
+    (1, ["solve", "examples/deathtouch-trample.json"], b"mtg-combat: error: output: cannot write: Bad file descriptor\n"),
+    (1, ["batch", "tests/data/pruned_search_board.json"],  # not JSON Lines: error lines to write
+     b"mtg-combat: error: output: cannot write: Bad file descriptor\n"),
+    (0, ["solve", "-"], b"mtg-combat: error: board: cannot read '-': Bad file descriptor\n"),
+    (0, ["batch", "-"], b"mtg-combat: error: input: cannot read '-': Bad file descriptor\n"),
+    (0, ["serve", "--stdio"], b"mtg-combat: error: input: cannot read standard input: Bad file descriptor\n"),
+    (2, ["solve", "no-such-board.json"], None),
+])
+def test_a_closed_standard_stream_is_an_input_or_output_error(fd: int, args: list[str], message: bytes | None) -> None:
+    proc = run_with_closed(fd, *args)
+    assert proc.returncode == 2
+    if fd != 1:
+        assert proc.stdout == b""  # an error never goes to standard output, even with stderr closed
+    if message is not None:
+        assert proc.stderr == message
+
+
+def test_batch_output_dash_is_standard_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": 7, "board": EXAMPLE_510_1C}) + "\n")
+    code, out, _ = run_main(capsys, "batch", str(source), "-o", "-")
+    assert code == 0 and json.loads(out)["id"] == 7
+    assert not (ROOT / "-").exists() and not Path("-").exists()
+
+
+def test_serve_stdio_given_twice_is_a_usage_error() -> None:
+    proc = run_cli("serve", "--stdio", "--stdio", stdin="")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("mtg-combat: error: --stdio given twice")
+
+
+def test_an_error_naming_a_key_with_a_line_break_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = json.loads(json.dumps(EXAMPLE_510_1C))
+    board["players"][1]["commander_damage"] = {"x\nmtg-combat: a second line\u001b[31m": 21}
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(board))
+    code, out, err = run_main(capsys, "solve", str(path))
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith('mtg-combat: error: players[1].commander_damage["x\\nmtg-combat: a second line\\u001b[31m"]: 21')
+    assert "\x1b" not in err
+
+
+def test_an_empty_input_path_is_named_as_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "batch", "")
+    assert (code, out) == (2, "")
+    assert err == "mtg-combat: error: input: an empty path; give a file name, or - for standard input\n"

@@ -1031,3 +1031,20 @@ def test_toxic_with_its_reminder_text() -> None:
     board = two_player({"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B",
                         "keywords": [text]})
     assert load_board(board).creature("a1").toxic == 1
+
+
+def test_a_toxic_number_with_leading_zeros_is_that_number() -> None:
+    attacker = {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": ["Toxic 0002"]}
+    assert load_board(two_player(attacker)).creature("a1").toxic == 2
+
+
+def test_solve_settings_that_are_not_solver_settings_are_an_error_naming_them() -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        solve(base_board(), settings=None)  # type: ignore[arg-type]
+    assert (info.value.field, info.value.problem) == ("settings", "expected SolverSettings, got NoneType")
+
+
+def test_a_board_given_as_bytes_is_named_as_not_json() -> None:
+    with pytest.raises(InvalidBoardError) as info:
+        load_board(json.dumps(base_board()).encode())  # type: ignore[arg-type]
+    assert (info.value.field, info.value.problem) == ("board", "expected a JSON object, got a Python bytes, not parsed JSON")
