@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
@@ -73,29 +74,66 @@ def answer_serial(lines: Sequence[Line]) -> Iterator[Answers]:
 
 def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
     """Over ``workers`` processes: forked from a fork server that imports the solver once, where
-    available (no threads are forked, unlike plain fork), else each started afresh (spawn)."""
+    available (no threads are forked, unlike plain fork), else each started afresh (spawn).
+
+    A worker that dies (killed, out of memory) breaks the whole pool, failing every chunk not yet
+    answered; so the first of those is then answered a line at a time in a pool of its own (a line
+    whose worker dies again gets an error line), and a new pool takes the rest."""
     chunks = chunked(lines, chunk_size(len(lines), workers))
-    pool: ProcessPoolExecutor | None = None
+    with signals_held():  # started whole (an interrupted start leaves a fork server that fails noisily)
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
+            _start_forkserver_deaf_to_ctrl_c()
+        else:
+            context = multiprocessing.get_context("spawn")
+    done = 0
+    while done < len(chunks):
+        broken = False
+        with _pool(context, min(workers, len(chunks) - done)) as pool:
+            with signals_held():
+                futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks[done:]]
+            for chunk, future in zip(chunks[done:], futures):
+                try:
+                    answers = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    break
+                except Exception as exc:  # noqa: BLE001 - the chunk could not be sent or returned
+                    answers = failed_chunk(chunk, exc)
+                yield answers
+                done += 1
+        if broken:
+            yield [answer for line in chunks[done] for answer in _answer_alone(context, line)]
+            done += 1
+
+
+def _answer_alone(context: Any, line: Line) -> Answers:
+    """One line in a pool of one worker: its answer, or an error line if that worker dies too."""
+    with _pool(context, 1) as pool:
+        with signals_held():
+            future = pool.submit(answer_chunk, [line])
+        try:
+            return future.result()
+        except Exception as exc:  # noqa: BLE001 - BrokenProcessPool: this line's worker died
+            return failed_chunk([line], exc)
+
+
+@contextlib.contextmanager
+def _pool(context: Any, workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A process pool, shut down at the end; if the block is interrupted (or its reader stopped
+    reading), its workers are stopped at once, whatever they are doing."""
+    with signals_held():  # the pool starts whole
+        pool = ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=context, initializer=_quit_on_interrupt)
     try:
-        with signals_held():  # the pool starts whole (an interrupted start leaves workers that fail noisily)
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                context = multiprocessing.get_context("forkserver")
-                context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
-                _start_forkserver_deaf_to_ctrl_c()
-            else:
-                context = multiprocessing.get_context("spawn")
-            pool = ProcessPoolExecutor(max_workers=min(workers, max(len(chunks), 1)), mp_context=context,
-                                       initializer=_quit_on_interrupt)
-            futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks]
-        yield from in_order(chunks, futures)
-    except BaseException:  # interrupted, or the reader stopped reading: the workers stop too
+        yield pool
+    except BaseException:
         for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way in 3.11
             with contextlib.suppress(OSError):
-                os.kill(process.pid, signal.SIGTERM)  # at once, whatever it is doing
+                os.kill(process.pid, signal.SIGTERM)
         raise
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _start_forkserver_deaf_to_ctrl_c() -> None:

@@ -18,6 +18,7 @@ from batch_requests import BAD_LINES, CHECK_BOARD, LEGAL, REGROWER, ROOT, encode
 from optimizer.batch import chunk_size, chunked, in_order
 from optimizer.check import check
 from optimizer.cli import main
+from optimizer.solver import solve
 from optimizer.schema import load_board
 from optimizer.solver import solve
 
@@ -347,3 +348,39 @@ def test_an_output_file_that_cannot_be_written_is_exit_2(tmp_path: Path, capsys:
     source = write_lines(tmp_path / "in.jsonl", [encode({"id": 1, "board": REGROWER})])
     code, out, err = run_main(capsys, "batch", source, "-o", "/dev/full")
     assert (code, out, err) == (2, "", "mtg-combat: error: output: cannot write: No space left on device\n")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or "forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="needs /proc and the forkserver start method")
+def test_a_worker_killed_mid_batch_costs_no_line(tmp_path: Path) -> None:
+    """A dead worker breaks its whole process pool; the lines it and the other workers had not
+    answered are answered again, in a new pool, not turned into error lines."""
+    requests = [encode({"id": i, "board": SLOW_BOARD, "time_limit": 200 + i}) for i in range(8)]  # none cached
+    source = write_lines(tmp_path / "in.jsonl", requests)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", "batch", source, "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()  # the pool is up and answering
+    workers = [w for server in _children(proc.pid) for w in _children(server)]  # the fork server's children
+    assert workers
+    os.kill(workers[0], signal.SIGKILL)
+    rest = proc.stdout.read()
+    assert (proc.wait(timeout=300), proc.stderr.read()) == (0, b"")
+    answered = [json.loads(text) for text in (first + rest).splitlines()]
+    assert [r["id"] for r in answered] == list(range(8))
+    expected = solve(SLOW_BOARD).objective
+    assert all(r["result"]["objective"] == expected for r in answered)
