@@ -71,6 +71,7 @@ from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .interrupt import stoppable
 from .objectives import objective_values, parse_objective, parse_player
+from .parts import independent_parts
 from .rules import Outcome, damage_steps, first_step, forced_line, simplest_line
 from .schema import load_board
 
@@ -267,9 +268,17 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
     if time_limit is not None and not time_limit <= MAX_TIME_LIMIT:
         raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]}: at most {MAX_TIME_LIMIT:.0e} seconds "
                                   "(leave it out for no limit)")
+    return _solve_board(board, decider, names, time_limit, settings, max_combined_range)
+
+
+def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
+                 settings: SolverSettings, max_combined_range: int) -> SolveResult:
     forced = forced_line(board)
     if forced is not None:
         return _forced(board, decider, names, forced)
+    parts = independent_parts(board)
+    if parts is not None:
+        return _solve_parts(board, parts, decider, names, time_limit, settings, max_combined_range)
     probe = CombatModel(board, decider, names)
     reason = probe.unsupported()
     if reason is None and probe.two_steps and (probe.any_coupled or probe.coupled_gain is not None
@@ -314,6 +323,34 @@ def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = 
                           f"{game.scalar(values)} ({values})")
     warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
     return SolveResult("optimal" if proven else "feasible", decider, values, line, outcome, warnings, dealing)
+
+
+_METHODS = ("forced", "cp-sat", "stepwise", "exhaustive")
+"""Solve methods from the least work to the most: a board split into parts reports its parts' last."""
+
+
+def _solve_parts(board: Board, parts: list[Board], decider: ObjectId, names: tuple[str, ...],
+                 time_limit: float | None, settings: SolverSettings, max_combined_range: int) -> SolveResult:
+    """The board solved part by part (:func:`~optimizer.parts.independent_parts`), each with the
+    time left: the union of the parts' lines, its values the sum of theirs (the checker's values of
+    the whole line must equal that sum, or the solve fails loudly)."""
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    results = []
+    for part in parts:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        results.append(_solve_board(part, decider, names, left, settings, max_combined_range))
+    line = normalize(a for r in results for a in r.assignments)
+    dealing = tuple(sorted((d for r in results for d in r.dealing), key=lambda d: d.step is Step.REGULAR))
+    outcome, values = _checked(board, line, dealing, decider, names, "the parts'")
+    summed = {n: sum(r.objective[n] for r in results) for n in names}
+    if summed != values:
+        raise SolverError(f"internal error: the parts' values add up to {summed}, the checker's of their "
+                          f"union are {values}")
+    warnings = tuple(dict.fromkeys(board.warnings + tuple(w for r in results for w in r.warnings)))
+    proven = all(r.status == "optimal" for r in results)
+    method = max((r.method for r in results), key=_METHODS.index)
+    return SolveResult("optimal" if proven else "feasible", decider, values, line, outcome, warnings, dealing,
+                       method, sum(r.searched for r in results))
 
 
 def _checked(board: Board, line: tuple[Assignment, ...], dealing: Sequence[DealingChoice], decider: ObjectId,

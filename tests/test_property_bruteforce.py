@@ -9,11 +9,12 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from boards import (banding_boards, boards, forced_lead_boards, lifelink_and_banding_boards,
-                    lifelink_blocker_boards, objectives, separable_boards, shield_boards)
+                    lifelink_blocker_boards, objectives, separable_boards, shield_boards, split_boards)
 from optimizer import check, load_board
 from optimizer.assignment import Step, normalize
 from optimizer.bruteforce import brute_force, count_leaves, creature_options
 from optimizer.check import step_violations
+from optimizer.parts import independent_parts
 from optimizer.rules import board_after_first_strike, damage_steps, deal_damage, forced_line, simplest_line
 import optimizer.solver as solver_module
 from optimizer.solver import SolverSettings, solve
@@ -301,3 +302,14 @@ def test_a_forced_line_is_the_only_legal_line(board_json):
     result = solve(board)
     assert result.method == "forced" and result.status == "optimal"
     assert normalize(result.assignments) == normalize(forced)
+
+
+@settings(max_examples=300)
+@given(board_json=st.one_of(split_boards(), split_boards(effects=True)), objective=objectives,
+       decider=st.sampled_from(["A", "A", "B", "C", "D"]))
+def test_boards_solved_part_by_part_equal_brute_force(board_json, objective, decider):
+    """Independent groups of creatures, solved one by one when no player can lose: the sum of the
+    parts' values is the whole board's (brute force searches the whole board at once)."""
+    parts = independent_parts(load_board(board_json))
+    event(f"parts: {0 if parts is None else len(parts)}")
+    assert_matches_brute_force(board_json, objective, decider)

@@ -234,3 +234,70 @@ def test_when_cp_sat_finds_no_line_the_simplest_legal_line_answers(data, monkeyp
     assert result.status == "feasible" and result.assignments == simplest_line(board)
     assert check(board, result.assignments, result.dealing).legal
     assert "so this is the simplest legal one" in result.warnings[-1]
+
+
+# --- independent parts (optimizer.parts) -----------------------------------------------------------
+
+GADGET = [  # first-strike blockers that block several attackers: the defender's first-step replies
+    {"id": "d", "controller": "A", "power": 2, "toughness": 2, "keywords": ["double strike"], "value": 2, "attacking": "B"},
+    {"id": "t", "controller": "A", "power": 3, "toughness": 3, "keywords": ["trample"], "attacking": "B"},
+    {"id": "p", "controller": "A", "power": 2, "toughness": 1, "value": 3, "attacking": "B"},
+    {"id": "f", "controller": "B", "power": 2, "toughness": 3, "keywords": ["first strike"], "value": 2,
+     "blocking": ["d", "t", "p"]},
+    {"id": "w", "controller": "B", "power": 1, "toughness": 4, "keywords": ["lifelink"], "blocking": ["d", "t"]},
+]
+
+
+def gadget_copies(n: int, life: int = 1000) -> dict:
+    creatures = []
+    for k in range(n):
+        for c in GADGET:
+            c = dict(c, id=f"{c['id']}{k}")
+            if "blocking" in c:
+                c["blocking"] = [f"{a}{k}" for a in c["blocking"]]
+            creatures.append(c)
+    return {"players": [{"id": "A", "life": life}, {"id": "B", "life": life}], "creatures": creatures}
+
+
+@pytest.mark.parametrize("decider, objective", [("A", ["kills", "player_damage"]), ("B", ["survivors", "life_gained"])])
+def test_copies_of_a_combat_are_worth_the_copies_sum(decider: str, objective: list[str]) -> None:
+    """Five copies side by side, nobody able to lose: five times one copy's game value (brute force),
+    solved copy by copy (their replies would multiply: 5^5 first-step replies of the defender's)."""
+    from optimizer.bruteforce import brute_force
+    from optimizer.parts import independent_parts
+
+    one = brute_force(load_board(gadget_copies(1)), decider, objective).value
+    board = load_board(gadget_copies(5))
+    assert len(independent_parts(board) or []) == 5
+    result = solve(board, player=decider, objective=objective)
+    assert result.status == "optimal"
+    assert [result.objective[n] for n in objective] == [5 * v for v in one]
+    assert check(board, result.assignments, result.dealing).outcome == result.outcome
+
+
+@pytest.mark.parametrize("change", [
+    lambda b: b["players"][1].update(life=18),  # all six attackers' damage, double strike twice: 18
+    lambda b: b["creatures"][2].update(keywords=["infect"]) or b["players"][1].update(poison=8),  # p0: 2 poison
+    lambda b: b["creatures"][2].update(commander=True) or b["players"][1].update(commander_damage={"p0": 19}),
+    lambda b: b["creatures"][5].update(toxic=2) or b["players"][1].update(poison=6),  # d1: toxic 2 in each step
+])
+def test_a_board_where_a_player_could_lose_is_not_split(change) -> None:
+    from optimizer.parts import could_lose, independent_parts
+
+    board_json = gadget_copies(2, life=1000)
+    assert independent_parts(load_board(board_json)) is not None
+    change(board_json)
+    board = load_board(board_json)
+    assert could_lose(board) and independent_parts(board) is None
+
+
+def test_a_shield_on_a_player_keeps_a_board_whole() -> None:
+    # 615.7: "prevent the next 3 damage" to B: what one part's damage uses up, another's cannot; a
+    # shield on a creature concerns only the part that damages it
+    from optimizer.parts import independent_parts
+
+    board_json = gadget_copies(2)
+    board_json["effects"] = [{"kind": "prevent", "amount": 3, "recipients": ["f0"]}]
+    assert len(independent_parts(load_board(board_json)) or []) == 2
+    board_json["effects"] = [{"kind": "prevent", "amount": 3, "recipients": ["B"]}]
+    assert independent_parts(load_board(board_json)) is None
