@@ -70,7 +70,7 @@ from .dealing import DealingChoice, cell_effects
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .interrupt import stoppable
-from .objectives import objective_values, parse_objective, parse_player
+from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player
 from .parts import independent_parts
 from .rules import Outcome, damage_steps, first_step, forced_line, simplest_line
 from .schema import load_board
@@ -665,8 +665,10 @@ class _Game:
         if not responder_choice:
             return self._joint()
         if not self.combine:
+            given = ", ".join(self.names) + (" (the default)" if self.names == DEFAULT_OBJECTIVE else "")
             raise InvalidRequestError("objective", "the objectives' ranges are too wide to combine for a "
-                                      "guaranteed two-step solve on this board; list fewer objectives")
+                                      f"guaranteed two-step solve on this board ({given}); list fewer "
+                                      f"objectives, for example {','.join(self.names[:2])}")
         reply_count = _count_first_step_options(probe, self.responders)
         separable = self._separable(reply_count) if SEPARABLE_STEPS else None
         return separable if separable is not None else self._refine(reply_count)

@@ -301,3 +301,24 @@ def test_a_shield_on_a_player_keeps_a_board_whole() -> None:
     assert len(independent_parts(load_board(board_json)) or []) == 2
     board_json["effects"] = [{"kind": "prevent", "amount": 3, "recipients": ["B"]}]
     assert independent_parts(load_board(board_json)) is None
+
+
+def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list() -> None:
+    # two steps and a first-strike blocker dividing its damage: the refinement needs the objectives as
+    # one weighted sum; with amounts of 10^6 the seven default objectives' ranges exceed 2^53
+    m = 10**6
+    board = {"players": [{"id": "A", "life": m}, {"id": "B", "life": m}],
+             "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": m}],
+             "battles": [{"id": "bt", "controller": "A", "protector": "B", "defense": m}],
+             "creatures": [
+                 {"id": "a1", "controller": "A", "power": m, "toughness": m, "attacking": "B", "keywords": ["lifelink", "trample"]},
+                 {"id": "a2", "controller": "A", "power": m, "toughness": m, "attacking": "pw", "keywords": ["trample"]},
+                 {"id": "a3", "controller": "A", "power": m, "toughness": m, "attacking": "bt", "keywords": ["trample"]},
+                 {"id": "b1", "controller": "B", "power": m, "toughness": m, "blocking": ["a1", "a2"],
+                  "keywords": ["first strike"]}]}
+    with pytest.raises(InvalidRequestError) as info:
+        solve(board)
+    assert info.value.field == "objective"
+    assert "(lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
+    assert info.value.problem.endswith("for example lethal,value")
+    assert solve(board, objective=["lethal", "value"]).status == "optimal"
