@@ -73,9 +73,9 @@ def parse_assignments(data: Any, board: Board) -> tuple[Assignment, ...]:
         key = (step, source, target)
         totals[key] = totals.get(key, 0) + amount
         if totals[key] > MAX_AMOUNT:  # no creature assigns that much (and so large a number is not printed)
-            raise InvalidAssignmentError(f"{where}.amount", f"beyond {MAX_AMOUNT:,}"
-                                         + (f" with the earlier entries for {source} to {target}" if amount <= MAX_AMOUNT else "")
-                                         + ": no creature assigns that much damage")
+            earlier = f" with the earlier entries for {source} to {target}" if amount <= MAX_AMOUNT else ""
+            raise InvalidAssignmentError(f"{where}.amount", f"beyond {MAX_AMOUNT:,}{earlier}: no creature "
+                                         "assigns that much damage")
     return normalize(Assignment(s, src, tgt, n) for (s, src, tgt), n in totals.items())
 
 

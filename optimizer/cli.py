@@ -17,7 +17,8 @@ import sys
 from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
-from .interrupt import act_on_signals, forget_signals, in_main_thread, note_signal, signals_held, stop_searches_on_signals
+from .interrupt import (act_on_signals, forget_signals, in_main_thread, note_signal, signals_held,
+                        stop_searches_on_signals)
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -106,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                            "\"player\", \"objective\", \"time_limit\"}; each gets one line {\"id\", \"result\"} "
                            "or {\"id\", \"error\"}, in input order. Exit 1 if any line failed.")
     batch.add_argument("input", metavar="IN.jsonl", help="requests, one JSON object a line, or - for standard input")
-    batch.add_argument("-o", "--output", action=_Once, metavar="OUT.jsonl", help="write responses here (default, or -: standard output)")
+    batch.add_argument("-o", "--output", action=_Once, metavar="OUT.jsonl",
+                       help="write responses here (default, or -: standard output)")
     batch.add_argument("--workers", action=_Once, type=_positive_int, metavar="N",
                        help="solve in N processes (default 1: in this process)")
     batch.add_argument("--scheduler", action=_Once, metavar="tcp://HOST:PORT",

@@ -387,14 +387,15 @@ def split_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
     """Two or three small combats side by side on one board: no creature of one blocks a creature
     of another or attacks the same planeswalker or battle, and life totals are high enough that no
     player can lose, so the solver may solve each on its own (``optimizer.parts``)."""
-    pieces = [draw(boards(max_attackers=2, max_blockers=2, strikes=draw(st.booleans()), effects=effects and k == 0))
-              for k in range(draw(st.integers(2, 3)))]
+    pieces = [draw(boards(max_attackers=2, max_blockers=2, strikes=draw(st.booleans()),
+                          effects=effects and k == 0)) for k in range(draw(st.integers(2, 3)))]
     players: dict[str, dict[str, Any]] = {}
     merged: dict[str, Any] = {"active_player": "A", "creatures": [], "planeswalkers": [], "battles": []}
     for k, piece in enumerate(pieces):
         suffix = "" if k == 0 else f"_{k}"
         renamed = {c["id"]: c["id"] + suffix for c in piece["creatures"]}
-        renamed.update({o["id"]: o["id"] + suffix for kind in ("planeswalkers", "battles") for o in piece.get(kind, [])})
+        renamed.update({o["id"]: o["id"] + suffix for kind in ("planeswalkers", "battles")
+                        for o in piece.get(kind, [])})
         for p in piece["players"]:
             players.setdefault(p["id"], {"id": p["id"], "life": 500})
         for kind in ("planeswalkers", "battles"):

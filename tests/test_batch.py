@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -363,7 +364,7 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc") or "forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+@pytest.mark.skipif(not os.path.isdir("/proc") or "forkserver" not in multiprocessing.get_all_start_methods(),
                     reason="needs /proc and the forkserver start method")
 def test_a_worker_killed_mid_batch_costs_no_line(tmp_path: Path) -> None:
     """A dead worker breaks its whole process pool; the lines it and the other workers had not
