@@ -72,7 +72,7 @@ from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedErr
 from .interrupt import stoppable
 from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player
 from .parts import independent_parts
-from .rules import Outcome, damage_steps, first_step, forced_line, simplest_line
+from .rules import Outcome, assigns_in, damage_amount, damage_steps, first_step, forced_line, simplest_line
 from .schema import load_board
 
 MAX_COMBINED_RANGE = 2**53
@@ -276,6 +276,9 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
     forced = forced_line(board)
     if forced is not None:
         return _forced(board, decider, names, forced)
+    if Step.FIRST_STRIKE in damage_steps(board) and all(
+            damage_amount(c) <= 0 for c in board.combatants if assigns_in(board, c, Step.FIRST_STRIKE)):
+        return _after_empty_first_step(board, decider, names, time_limit, settings, max_combined_range)
     parts = independent_parts(board)
     if parts is not None:
         return _solve_parts(board, parts, decider, names, time_limit, settings, max_combined_range)
@@ -323,6 +326,21 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
                           f"{game.scalar(values)} ({values})")
     warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
     return SolveResult("optimal" if proven else "feasible", decider, values, line, outcome, warnings, dealing)
+
+
+def _after_empty_first_step(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
+                            settings: SolverSettings, max_combined_range: int) -> SolveResult:
+    """A board whose first-strike creatures all have power (or toughness, Doran-style) 0 or less: the
+    first-strike step exists (510.4) but nobody assigns damage in it (510.1a), so the game is the
+    regular step alone, on the board that step leaves (unchanged, but for who assigns damage next)."""
+    later = first_step(board, (), ())[1]
+    assert later is not None, "a first-strike step without damage ends no game"
+    result = _solve_board(later, decider, names, time_limit, settings, max_combined_range)
+    outcome, values = _checked(board, result.assignments, result.dealing, decider, names, "the regular step's")
+    if values != result.objective:
+        raise SolverError(f"internal error: the regular step's values {result.objective} are {values} on the "
+                          "whole combat")
+    return replace(result, outcome=outcome)
 
 
 _METHODS = ("forced", "cp-sat", "stepwise", "exhaustive")

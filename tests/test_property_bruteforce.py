@@ -313,3 +313,22 @@ def test_boards_solved_part_by_part_equal_brute_force(board_json, objective, dec
     parts = independent_parts(load_board(board_json))
     event(f"parts: {0 if parts is None else len(parts)}")
     assert_matches_brute_force(board_json, objective, decider)
+
+
+@st.composite
+def powerless_first_strike_boards(draw):
+    """Two-step boards whose first and double strikers all have power 0 or less: the first-strike
+    step deals nothing (510.1a), and the solver solves the regular step alone."""
+    board = draw(boards(strikes=True))
+    for c in board["creatures"]:
+        if any("strike" in k.lower() for k in c.get("keywords", [])):
+            c["power"] = draw(st.sampled_from([-1, 0]))
+            c.pop("assigns_damage_by_toughness", None)
+    return board
+
+
+@settings(max_examples=200)
+@given(board_json=powerless_first_strike_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
+def test_a_first_strike_step_without_damage_equals_brute_force(board_json, objective, decider):
+    event("two steps: " + str(Step.FIRST_STRIKE in damage_steps(load_board(board_json))))
+    assert_matches_brute_force(board_json, objective, decider)

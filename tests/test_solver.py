@@ -322,3 +322,23 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     assert "(lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
     assert info.value.problem.endswith("for example lethal,value")
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
+
+
+def test_a_first_strike_step_in_which_nobody_deals_damage_leaves_the_regular_step_alone() -> None:
+    # a2's double strike makes two steps (510.4), but its power is -1: it deals nothing in either
+    # (510.1a), so the game is the regular step, where the refinement's combined weights are not
+    # needed. a1 is blocked without trample: all 119,278 to b0 (219,763 toughness, lives); b0's
+    # 118,873 cannot kill a1 (124,364) or a2 (221,610); nothing reaches pw0, bt0 or a player.
+    board = {"active_player": "C", "players": [{"id": "A", "life": 613179}, {"id": "C", "life": 400696},
+                                               {"id": "B", "life": 804869}],
+             "creatures": [{"id": "a1", "controller": "C", "power": 119278, "toughness": 124364, "attacking": "pw0"},
+                           {"id": "a2", "controller": "C", "power": -1, "toughness": 221610,
+                            "keywords": ["wither", "double_strike"], "attacking": "bt0"},
+                           {"id": "b0", "controller": "B", "power": 118873, "toughness": 219763, "blocking": ["a1", "a2"]}],
+             "planeswalkers": [{"id": "pw0", "controller": "B", "loyalty": 401157}],
+             "battles": [{"id": "bt0", "controller": "C", "protector": "B", "defense": 229805}]}
+    result = solve(board, player="C")  # the default objective, seven of them
+    assert result.status == "optimal" and set(result.objective.values()) == {0}
+    assert {(a.step.value, a.source, a.target, a.amount) for a in result.assignments if a.source == "a1"} == {
+        ("regular", "a1", "b0", 119278)}
+    assert check(load_board(board), result.assignments, result.dealing).outcome == result.outcome
