@@ -6,8 +6,10 @@ when no player can lose in this combat: then nothing one group does changes anot
 assignments, the state after the first-strike step, or the other's outcome (with a loss, the game
 would end, 104.3a, or a player's creatures leave, 800.4a), and every objective is a sum over
 creatures, players, planeswalkers and battles. A max-min game whose payoff is a sum of independent
-parts has the sum of the parts' values as its value, so each part is solved on its own: the decisive
-saving when several parts each give the other side first-step replies (their count multiplies).
+parts has the sum of the parts' values as its value, so each part may be solved on its own. That
+pays when two or more parts give the other side first-strike replies: on the whole board their count
+multiplies, and so do the refinement's rounds. Otherwise one model of the whole board costs less
+(each part solved costs about a model's set-up), and the board is not split.
 
 A "prevent the next N damage" shield on a player links every creature that may damage that player
 (615.7: one amount for all of it): such boards are not split. (A shield on a creature or a
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .assignment import Step
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
-from .rules import damage_amount, forced_line
+from .dealing import banding_chooser
+from .rules import damage_amount, possible_recipients, tramples
 
 LOSS_LIFE = 0
 """704.5a: a player at this life or less loses."""
@@ -31,8 +35,8 @@ LOSS_COMMANDER = 21
 
 def independent_parts(board: Board) -> list[Board] | None:
     """The board split into parts (each with every player, planeswalker, battle and effect, and
-    one group's creatures), or None when it does not pay or is not sound: fewer than two parts in
-    which some player has a choice, a shield on a player, or a player who could lose."""
+    one group's creatures), or None when it is not sound (a player who could lose, a shield on a
+    player) or does not pay (fewer than two parts with first-strike replies)."""
     if (len(board.combatants) < 4 or could_lose(board)
             or any(e.is_shield and any(board.is_player(i) for i in e.recipients.ids or ()) for e in board.effects)):
         return None
@@ -40,23 +44,31 @@ def independent_parts(board: Board) -> list[Board] | None:
     if len(groups) < 2:
         return None
     parts = [replace(board, creatures=tuple(c for c in board.creatures if c.id in group)) for group in groups]
-    if sum(1 for part in parts if forced_line(part) is None) < 2:
-        return None  # one model of the whole board costs no more
+    if sum(1 for part in parts if _replies_in_first_step(part)) < 2:
+        return None  # the replies do not multiply: one model of the whole board costs less
     return parts
+
+
+def _replies_in_first_step(board: Board) -> bool:
+    """Whether a player other than the active one divides some first-strike damage (510.1, 510.4):
+    such replies multiply across parts, and so do the refinement's rounds on the whole board."""
+    return board.first_striker_in_combat and any(
+        banding_chooser(board, c) != board.active_player and len(possible_recipients(board, c, Step.FIRST_STRIKE)) > 1
+        for c in board.combatants)
 
 
 def could_lose(board: Board) -> bool:
     """Whether some player might lose in this combat (704.5a, 704.5c, 704.6c): a bound on what every
-    attacker of another player could deal it, each combat damage step it deals damage in, as if all of
-    it reached that player with every damage effect on the board applied in the order that deals the
-    most (616.1: each addition before each doubling)."""
+    attacker that can reach a player could deal it, each combat damage step it deals damage in, as if
+    all of it reached that player with every damage effect on the board applied in the order that
+    deals the most (616.1: each addition before each doubling). Blockers damage no player (510.1d)."""
     added = sum(e.amount or 0 for e in board.effects if e.kind is EffectKind.ADD)
     doubling = 2 ** sum(1 for e in board.effects if e.kind is EffectKind.DOUBLE)
     for p in board.players:
         life = poison = 0
         commander: dict[ObjectId, int] = {}
         for c in board.attackers:
-            if c.controller == p.id:
+            if p.id not in _players_reachable(board, c):
                 continue
             dealt = _steps(c) * (max(damage_amount(c), 0) + added) * doubling
             if c.has(Keyword.INFECT):
@@ -70,6 +82,23 @@ def could_lose(board: Board) -> bool:
                 or any(p.commander_damage.get(k, 0) + n >= LOSS_COMMANDER for k, n in commander.items())):
             return True
     return False
+
+
+def _players_reachable(board: Board, c: Creature) -> set[ObjectId]:
+    """The players attacker ``c`` could deal combat damage to in either step: the player it attacks,
+    unless it is blocked without trample and without Thorn-style assignment (510.1c; with its blockers
+    gone it deals none, 702.19d), and the controller of the planeswalker it attacks with trample over
+    planeswalkers (702.19c, 702.19e; plain trample never reaches a player that way, 702.19f)."""
+    if damage_amount(c) <= 0:
+        return set()
+    if c.blocked and not tramples(c) and not c.may_assign_as_though_unblocked:
+        return set()
+    target = c.attacking
+    if target is not None and board.is_player(target):
+        return {target}
+    if target is not None and board.is_planeswalker(target) and c.has(Keyword.TRAMPLE_OVER_PLANESWALKERS):
+        return {board.controller_of(target)}
+    return set()
 
 
 def _steps(c: Creature) -> int:

@@ -383,12 +383,36 @@ def forced_lead_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
 
 
 @st.composite
+def reply_piece(draw: Any) -> dict[str, Any]:
+    """A small combat where the defender divides first-strike damage: its first blocker has first or
+    double strike and blocks both attackers (more blockers, keywords and amounts at random)."""
+    defender = draw(st.sampled_from(["B", "B", "C"]))
+    attackers = [draw(creature_fields(f"a{i + 1}", "A", strikes=True)) for i in range(2)]
+    for a in attackers:
+        a["attacking"] = defender
+    first = draw(creature_fields("b1", defender, strikes=True))
+    first["keywords"] = [k for k in first.get("keywords", []) if "strike" not in k.lower()] + [
+        draw(st.sampled_from(["first strike", "double strike"]))]
+    first["power"] = draw(st.integers(1, 4))
+    first.pop("assigns_damage_by_toughness", None)
+    first["blocking"] = [a["id"] for a in attackers]
+    creatures = attackers + [first]
+    if draw(st.booleans()):
+        other = draw(creature_fields("b2", defender, strikes=True))
+        other["blocking"] = [draw(st.sampled_from(attackers))["id"]]
+        creatures.append(other)
+    return {"active_player": "A", "players": [{"id": "A"}, {"id": defender}], "creatures": creatures}
+
+
+@st.composite
 def split_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
     """Two or three small combats side by side on one board: no creature of one blocks a creature
     of another or attacks the same planeswalker or battle, and life totals are high enough that no
-    player can lose, so the solver may solve each on its own (``optimizer.parts``)."""
-    pieces = [draw(boards(max_attackers=2, max_blockers=2, strikes=draw(st.booleans()),
-                          effects=effects and k == 0)) for k in range(draw(st.integers(2, 3)))]
+    player can lose. Most have the defender dividing first-strike damage, so that the solver solves
+    each on its own (``optimizer.parts``); the first may be any small board."""
+    count = draw(st.integers(2, 3))
+    pieces = [draw(boards(max_attackers=2, max_blockers=2, strikes=True, effects=effects))
+              if k == 0 and draw(st.booleans()) else draw(reply_piece()) for k in range(count)]
     players: dict[str, dict[str, Any]] = {}
     merged: dict[str, Any] = {"active_player": "A", "creatures": [], "planeswalkers": [], "battles": []}
     for k, piece in enumerate(pieces):

@@ -276,19 +276,33 @@ def test_copies_of_a_combat_are_worth_the_copies_sum(decider: str, objective: li
 
 
 @pytest.mark.parametrize("change", [
-    lambda b: b["players"][1].update(life=18),  # all six attackers' damage, double strike twice: 18
-    lambda b: b["creatures"][2].update(keywords=["infect"]) or b["players"][1].update(poison=8),  # p0: 2 poison
-    lambda b: b["creatures"][2].update(commander=True) or b["players"][1].update(commander_damage={"p0": 19}),
-    lambda b: b["creatures"][5].update(toxic=2) or b["players"][1].update(poison=6),  # d1: toxic 2 in each step
+    # only t0 and t1 (trample) can reach B: d and p are blocked without trample (510.1c, 702.19d)
+    lambda b: b["players"][1].update(life=6),  # t0 and t1: 3 each
+    lambda b: b["creatures"][1].update(keywords=["trample", "infect"]) or b["players"][1].update(poison=7),
+    lambda b: b["creatures"][1].update(commander=True) or b["players"][1].update(commander_damage={"t0": 18}),
+    lambda b: b["creatures"][6].update(toxic=2) or b["players"][1].update(poison=8),  # t1: toxic 2
+    lambda b: b["effects"].append({"kind": "double"}) or b["players"][1].update(life=12),  # 2 x (3 + 3)
+    lambda b: b["effects"].append({"kind": "add", "amount": 1}) or b["players"][1].update(life=8),  # 4 + 4
 ])
 def test_a_board_where_a_player_could_lose_is_not_split(change) -> None:
     from optimizer.parts import could_lose, independent_parts
 
-    board_json = gadget_copies(2, life=1000)
+    board_json = dict(gadget_copies(2, life=1000), effects=[])
     assert independent_parts(load_board(board_json)) is not None
     change(board_json)
     board = load_board(board_json)
     assert could_lose(board) and independent_parts(board) is None
+
+
+def test_damage_that_cannot_reach_a_player_does_not_keep_a_board_whole() -> None:
+    # B at 7: only the tramplers t0, t1 (3 each) can reach B; d and p are blocked without trample and
+    # deal it nothing even if their blockers die first (510.1c, 702.19d)
+    from optimizer.parts import could_lose, independent_parts
+
+    board_json = gadget_copies(2, life=1000)
+    board_json["players"][1]["life"] = 7
+    board = load_board(board_json)
+    assert not could_lose(board) and len(independent_parts(board) or []) == 2
 
 
 def test_a_shield_on_a_player_keeps_a_board_whole() -> None:
