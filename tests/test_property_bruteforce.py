@@ -332,3 +332,44 @@ def powerless_first_strike_boards(draw):
 def test_a_first_strike_step_without_damage_equals_brute_force(board_json, objective, decider):
     event("two steps: " + str(Step.FIRST_STRIKE in damage_steps(load_board(board_json))))
     assert_matches_brute_force(board_json, objective, decider)
+
+
+def _every_legal_line_leaves_everyone_in(board) -> bool:
+    """Whether no legal line of the combat (every creature's every split, in each step) makes a
+    player lose (704.5a, 704.5c, 704.6c); boards without damage effects (one way to deal each damage)."""
+    steps = damage_steps(board)
+
+    def legal_lines(on, step):
+        sources = [c.id for c in on.combatants]
+        for combo in product(*(creature_options(on, s, step) for s in sources)):
+            line = tuple(a for option in combo for a in option)
+            if not step_violations(on, step, line):
+                yield line
+
+    def lost(outcome):
+        return any(p.lost for p in outcome.players.values())
+
+    if steps == (Step.REGULAR,):
+        return not any(lost(deal_damage(board, line)) for line in legal_lines(board, Step.REGULAR))
+    for first in legal_lines(board, Step.FIRST_STRIKE):
+        outcome = deal_damage(board, first)
+        if lost(outcome):
+            return False
+        later = board_after_first_strike(board, outcome)
+        if any(lost(deal_damage(later, line)) for line in legal_lines(later, Step.REGULAR)):
+            return False
+    return True
+
+
+@settings(max_examples=400)
+@given(board_json=st.one_of(boards(pressure=True), boards(pressure=True, strikes=True), boards(strikes=True)))
+def test_no_player_can_lose_when_the_parts_bound_says_so(board_json):
+    """``optimizer.parts.could_lose`` is a bound: when it says no player can lose, no legal line of the
+    combat makes one lose (what makes splitting a board into parts sound)."""
+    from optimizer.parts import could_lose
+
+    board = load_board(board_json)
+    assume(count_leaves(board) <= LEAF_LIMIT)
+    event(f"could lose: {could_lose(board)}")
+    if not could_lose(board):
+        assert _every_legal_line_leaves_everyone_in(board)
