@@ -11,12 +11,11 @@ import argparse
 import errno
 import json
 import os
-import re
 import signal
 import sys
 from typing import Sequence, TextIO
 
-from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError
+from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError, printable
 from .interrupt import (act_on_signals, forget_signals, in_main_thread, note_signal, signals_held,
                         stop_searches_on_signals)
 
@@ -204,13 +203,13 @@ def _run(args: argparse.Namespace) -> int:
             return _serve()
         return _check(args)
     except (InputError, OutputError) as exc:
-        _tell(f"mtg-combat: error: {_one_line(str(exc))}")
+        _tell(f"mtg-combat: error: {printable(str(exc))}")
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
         signalled = exc.__cause__ or exc.__context__
         if isinstance(signalled, (KeyboardInterrupt, _Terminated)):
             raise signalled from None  # a signal during an import (pybind11 makes it an ImportError)
-        _tell(f"mtg-combat: internal error: {type(exc).__name__}: {_one_line(str(exc))}")
+        _tell(f"mtg-combat: internal error: {type(exc).__name__}: {printable(str(exc))}")
         return EXIT_INTERNAL
 
 
@@ -271,27 +270,13 @@ def _write(text: str, code: int) -> int:
     unpaired surrogates too); a reader that closed standard output gets nothing more."""
     act_on_signals()  # an interruption whose exception was lost is no answer
     try:
-        print(printable(text))
+        print(printable(text, keep_newlines=True))
         sys.stdout.flush()
     except BrokenPipeError:
         return _stdout_gone(code)
     except OSError as exc:
         raise _output_error(exc) from None
     return code
-
-
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-
-
-def _one_line(text: str) -> str:
-    """An error message as one printable line (ids may hold line breaks and control characters)."""
-    return printable(text.replace("\n", "\\n"))
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters other than newlines, and unpaired surrogates, escaped."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _batch(args: argparse.Namespace) -> int:

@@ -10,6 +10,8 @@ import json
 import re
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
+"""A field name (or a shield index) written as it is in a path (``players[0].life``,
+``prevented.0``); any other key is quoted as JSON."""
 
 
 def key_path(base: str, key: object) -> str:
@@ -28,6 +30,21 @@ def shown(value: object, limit: int = 60) -> str:
     except ValueError:
         return "an integer of more than 4,300 digits"
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``; newlines kept with
+    ``keep_newlines``) and unpaired surrogates too: ids and names may hold any character, and a
+    message or a table must stay whole on a terminal."""
+    def escape(m: re.Match[str]) -> str:
+        c = m.group()
+        if c == "\n":
+            return c if keep_newlines else "\\n"
+        return f"\\x{ord(c):02x}"
+    return _CONTROL.sub(escape, text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class InputError(ValueError):

@@ -11,6 +11,7 @@ does not change combat damage.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,11 +88,12 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
     for k, text, norm in _parts(texts):
         where = f"{at}.keywords[{k}]"
         kw = parse_keyword(norm)
-        toxic_match = _TOXIC.match(norm)
-        protection_match = _PROTECTION.match(norm)
         if kw is not None:
             keywords.add(kw)
-        elif toxic_match and (_SIGNED.search(texts[k].lower()) or not toxic_match.group(1).strip("0")):
+            continue
+        toxic_match = _TOXIC.match(norm)
+        protection_match = _PROTECTION.match(norm)
+        if toxic_match and (_SIGNED.search(texts[k].lower()) or not toxic_match.group(1).strip("0")):
             raise InvalidBoardError(where, f"{texts[k]!r}: toxic takes one positive whole number (\"Toxic 2\", "
                                     "702.164a)")
         elif toxic_match:
@@ -142,11 +144,17 @@ def _parts(texts: Sequence[str]) -> list[tuple[int, str, str]]:
     that is only whitespace stays one (empty) part."""
     out = []
     for k, text in enumerate(texts):
-        lowered = _REMINDER.sub(" ", text).replace("&", " and ").lower()
-        pieces = [q for p in _SEPARATOR.split(lowered) for q in _and_parts(normalize_keyword(p))]
-        kept = [p.rstrip(". ") for p in pieces if p.rstrip(". ")] or [""]  # "Deathtouch." as Oracle text ends
+        kept = _pieces(text)
         out += [(k, text if len(kept) == 1 else piece, piece) for piece in kept]
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces(text: str) -> tuple[str, ...]:
+    """The normalized keywords of one text (boards repeat a few texts: each is read once)."""
+    lowered = _REMINDER.sub(" ", text).replace("&", " and ").lower()
+    pieces = [q for p in _SEPARATOR.split(lowered) for q in _and_parts(normalize_keyword(p))]
+    return tuple(p.rstrip(". ") for p in pieces if p.rstrip(". ")) or ("",)  # "Deathtouch." as Oracle text ends
 
 
 def _and_parts(norm: str) -> list[str]:

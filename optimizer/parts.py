@@ -37,24 +37,28 @@ def independent_parts(board: Board) -> list[Board] | None:
     """The board split into parts (each with every player, planeswalker, battle and effect, and
     one group's creatures), or None when it is not sound (a player who could lose, a shield on a
     player) or does not pay (fewer than two parts with first-strike replies)."""
-    if (len(board.combatants) < 4 or could_lose(board)
-            or any(e.is_shield and any(board.is_player(i) for i in e.recipients.ids or ()) for e in board.effects)):
+    if len(board.combatants) < 4 or not board.first_striker_in_combat:
+        return None
+    repliers = _first_step_repliers(board)
+    if len(repliers) < 2:
+        return None  # fewer than two parts can have replies: checked first, as it costs least
+    if could_lose(board) or any(e.is_shield and any(board.is_player(i) for i in e.recipients.ids or ())
+                                for e in board.effects):
         return None
     groups = _groups(board)
-    if len(groups) < 2:
-        return None
-    parts = [replace(board, creatures=tuple(c for c in board.creatures if c.id in group)) for group in groups]
-    if sum(1 for part in parts if _replies_in_first_step(part)) < 2:
+    if sum(1 for group in groups if group & repliers) < 2:
         return None  # the replies do not multiply: one model of the whole board costs less
-    return parts
+    return [replace(board, creatures=tuple(c for c in board.creatures if c.id in group)) for group in groups]
 
 
-def _replies_in_first_step(board: Board) -> bool:
-    """Whether a player other than the active one divides some first-strike damage (510.1, 510.4):
-    such replies multiply across parts, and so do the refinement's rounds on the whole board."""
-    return board.first_striker_in_combat and any(
-        banding_chooser(board, c) != board.active_player and len(possible_recipients(board, c, Step.FIRST_STRIKE)) > 1
-        for c in board.combatants)
+def _first_step_repliers(board: Board) -> set[ObjectId]:
+    """The creatures in combat whose first-strike damage a player other than the active one divides
+    among more than one recipient (510.1, 510.4, 702.22j): such replies multiply across parts, and
+    so do the refinement's rounds on the whole board. A part holds every object its creatures may
+    damage, so a creature's recipients are the same in its part as on the whole board."""
+    return {c.id for c in board.combatants
+            if banding_chooser(board, c) != board.active_player
+            and len(possible_recipients(board, c, Step.FIRST_STRIKE)) > 1}
 
 
 def could_lose(board: Board) -> bool:

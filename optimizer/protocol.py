@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError
+from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, key_path
 from .schema import json_type, json_value_problem, unique_keys
 
 RequestId = str | int | float | None
@@ -25,7 +24,6 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 """Each command and the fields its requests may have."""
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 CACHE_SIZE = 4096
 """Solved requests remembered per process (oldest dropped first): engines often ask the same board again."""
@@ -112,7 +110,7 @@ def result_text(request: dict[str, Any]) -> str:
     allowed = COMMANDS[command]
     for key in request:
         if key not in allowed:
-            raise InvalidRequestError(_field(key), f"unknown field for a {command} request; "
+            raise InvalidRequestError(key_path("", key), f"unknown field for a {command} request; "
                                       f"expected {', '.join(allowed)}")
     board = _board(request)
     if command == "check":
@@ -206,6 +204,3 @@ def _read_id(request: dict[str, Any]) -> RequestId:
         raise InvalidRequestError("id", f"expected a string, a number or null, got {json_type(value)}")
     return value
 
-
-def _field(key: str) -> str:
-    return key if _PLAIN_KEY.match(key) else json.dumps(key)

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 from .assignment import Assignment, Step
 from .board import Board, ObjectId
 from .check import CheckResult
 from .dealing import DealingChoice, deal
+from .errors import printable
 from .rules import Outcome, damage_steps, first_step, step_choices
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
     obj = board.get(object_id)
     name = getattr(obj, "name", None)
-    return f"{object_id} ({_CONTROL.sub(lambda m: repr(m.group())[1:-1], name)})" if name else object_id
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-"""Control characters, line breaks included: escaped in a name (\\n, \\x1b) to keep the table whole."""
+    return f"{object_id} ({printable(name)})" if name else object_id  # a line break would split the table
 
 
 def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:

@@ -99,19 +99,11 @@ class _BoardIn(_Strict):
     effects: list[_EffectIn] = Field(default_factory=list, max_length=MAX_CREATURES)
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
 def _location(loc: tuple[Any, ...]) -> str:
     """``('creatures', 2, 'power')`` -> ``creatures[2].power``; odd keys are quoted."""
     out = ""
     for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _PLAIN_KEY.match(str(part)):
-            out += ("." if out else "") + str(part)
-        else:
-            out += f"[{json.dumps(str(part))}]"
+        out = f"{out}[{part}]" if isinstance(part, int) else key_path(out, part)
     return out or "board"
 
 
