@@ -118,9 +118,19 @@ def violations(board: Board, assignments: tuple[Assignment, ...],
     if played is not None:
         played.append((outcome, later))
     if later is None:
-        return [Violation("510.4", a.source, f"{a.source} assigns damage in the regular step, but the game "
-                          "ended after the first-strike step (704.5a, 704.5c, 704.6c)") for a in regular]
+        loser, rule = _game_over(outcome)
+        return [Violation(rule, a.source, f"{a.source} assigns damage in the regular step, but {loser} lost in "
+                          f"the first-strike step ({rule}), which ended the game: there is no regular step")
+                for a in regular]
     return step_violations(later, Step.REGULAR, regular)
+
+
+def _game_over(outcome: Outcome) -> tuple[ObjectId, str]:
+    """A player who lost in the first-strike step, ending the game, and the state-based action by
+    which: 0 or less life (704.5a), 10 or more poison counters (704.5c), 21 combat damage from one
+    commander (704.6c)."""
+    pid, p = next((pid, p) for pid, p in outcome.players.items() if p.lost)  # the step ended the game
+    return pid, "704.5a" if p.life <= 0 else "704.5c" if p.poison >= 10 else "704.6c"
 
 
 def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...],
@@ -187,10 +197,13 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
                         f"{_recipient_reason(board, creature, target)}"))
     expected = amount if legal else 0
     if total != expected:
-        if not legal:
-            why = (f"its {what} is {amount} (510.1a)" if amount <= 0
-                   else "it has nothing to assign damage to (510.1b-c, 506.4c, 800.4a)")
-            out.append(("510.1a", f"{creature.id} assigns {total} damage, but {why}, so it assigns none"))
+        if not legal and amount <= 0:
+            out.append(("510.1a", f"{creature.id} assigns {total} damage, but its {what} is {amount} (510.1a), "
+                        "so it assigns none"))
+        elif not legal:
+            rule = _nothing_to_damage_rule(board, creature)
+            out.append((rule, f"{creature.id} assigns {total} damage, but it has nothing to assign damage to "
+                        f"({rule}), so it assigns none"))
         else:
             out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "
                         f"must assign all of it, but assigns {total}"))
@@ -216,6 +229,24 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
                 f"{creature.id} assigns {controller_damage} damage to {board.controller_of(target)} past "
                 f"planeswalker {target}, but {target} is assigned {have} of its {loyalty} loyalty")))
     return out
+
+
+def _nothing_to_damage_rule(board: Board, creature: Creature) -> str:
+    """Why a creature with damage to assign has no recipient: the creatures it blocks are gone
+    (510.1d), its blockers are gone and a creature with banding gave the defending player its division
+    (702.22j) or it has no trample (510.1c), what it attacks left combat (506.4c) or left the game
+    with its controller (800.4a)."""
+    if creature.is_blocking:
+        return "510.1d"
+    if banding_chooser(board, creature) != creature.controller:
+        return "702.22j"  # the defending player divides it among its blockers, all gone
+    if creature.blocked and not tramples(creature):
+        return "510.1c"
+    attacked = creature.attacking
+    if attacked is not None and board.get(attacked) is not None \
+            and not board.player(board.controller_of(attacked)).in_game:
+        return "800.4a"
+    return "506.4c"
 
 
 def _recipient_rule(board: Board, creature: Any, target: ObjectId) -> str:

@@ -531,6 +531,10 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
                  for c in attackers for _ in range(steps(c)))
     lifelink = sum(cm.most_dealt(c) * steps(c) for c in mine if Keyword.LIFELINK in c.keywords)  # 702.15b
     opponents = [p for p in board.players if p.id != decider]
+
+    def reaching(object_id: ObjectId) -> int:  # only creatures attacking it damage it (510.1b-c, 702.19c)
+        return sum(cm.most_dealt(c) * steps(c) for c in attackers if c.attacking == object_id)
+
     ranges = {
         "kills": (0, len(theirs)),
         "survivors": (0, len(mine)),
@@ -538,8 +542,8 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
                   sum(max(c.value, 0) for c in theirs) + sum(max(-c.value, 0) for c in mine)),
         "player_damage": (0, to_life),
         "poison": (0, poison),
-        "loyalty": (0, sum(w.loyalty for w in board.planeswalkers if w.controller != decider)),
-        "defense": (0, sum(b.defense for b in board.battles if b.protector != decider)),
+        "loyalty": (0, sum(min(w.loyalty, reaching(w.id)) for w in board.planeswalkers if w.controller != decider)),
+        "defense": (0, sum(min(b.defense, reaching(b.id)) for b in board.battles if b.protector != decider)),
         "life_gained": (0, lifelink),
         "lethal": (0, len(opponents)),
     }

@@ -136,8 +136,18 @@ def test_510_1b_506_4c_planeswalker_removed_from_combat_deals_nothing() -> None:
     outcome = assert_legal(board)
     assert outcome.planeswalkers["pw"] == 5
     assert outcome.players["B"].life == 20
-    assert not check_line(board, dmg("a1", "pw", 3)).legal
+    assert assert_illegal(board, dmg("a1", "pw", 3)) == {"510.1b", "506.4c"}  # not 510.1a: its power is 3
     assert not check_line(board, dmg("a1", "B", 3)).legal
+
+
+def test_800_4a_an_attacker_on_a_player_who_left_assigns_nothing_and_says_why() -> None:
+    """800.4a: A's double striker kills C (1 life) in the first-strike step; C leaves the game, so in
+    the regular step the attacker has nothing to assign its damage to (its 3 is no 510.1a shortfall)."""
+    board = make_board(attacker("a1", 3, 3, "C", "double strike"), attacker("a2", 1, 1, "B"),
+                       players=[player("A"), player("B"), player("C", life=1)])
+    first = {"step": "first_strike", "source": "a1", "target": "C", "amount": 3}
+    assert assert_legal(board, first, dmg("a2", "B", 1)).players["C"].lost
+    assert assert_illegal(board, first, dmg("a1", "C", 3), dmg("a2", "B", 1)) == {"510.1b", "800.4a"}
 
 
 def test_510_1b_506_4c_battle_removed_from_combat_deals_nothing() -> None:
@@ -1166,7 +1176,7 @@ def test_704_5a_a_battle_takes_no_regular_damage_once_the_game_is_over() -> None
     two = make_board(*creatures, players=[player("A"), player("B", life=3)], battles=battles)
     assert solved(two, ["defense", "lethal"]).objective == {"defense": 0, "lethal": 1}
     first = {"step": "first_strike", "source": "fs", "target": "B", "amount": 3}
-    assert_illegal(two, first, dmg("u", "bt", 2), rule="510.4")
+    assert_illegal(two, first, dmg("u", "bt", 2), rule="704.5a")
     three = make_board(*creatures, players=[player("A"), player("B", life=3), player("C")], battles=battles)
     assert solved(three, ["defense", "lethal"]).objective == {"defense": 2, "lethal": 1}
 

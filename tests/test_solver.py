@@ -338,6 +338,31 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
 
 
+def test_loyalty_and_defense_ranges_count_only_the_damage_that_can_reach_them() -> None:
+    # loyalty and defense of 10^6, but only 1/1s attack the planeswalker and the battle (510.1b-c):
+    # those objectives range over 0..1 each, so the default objectives combine for the refinement the
+    # first-strike blocker of both attackers needs. The defender's b1 kills one attacker first (510.4),
+    # the other kills b1 (value 10^6) in the regular step: 10^6 - 1 (a 1/1's value) either way.
+    from optimizer.bruteforce import brute_force
+    from optimizer.objectives import DEFAULT_OBJECTIVE
+
+    m = 10**6
+    board = load_board({
+        "players": [{"id": "A"}, {"id": "B"}],
+        "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": m}],
+        "battles": [{"id": "bt", "controller": "A", "protector": "B", "defense": m}],
+        "creatures": [
+            {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "pw"},
+            {"id": "a2", "controller": "A", "power": 1, "toughness": 1, "attacking": "bt"},
+            {"id": "b1", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1", "a2"],
+             "keywords": ["first strike"], "value": m}]})
+    result = solve(board)
+    assert result.status == "optimal" and result.method == "cp-sat"
+    assert result.objective["value"] == m - 1
+    assert [result.objective[n] for n in DEFAULT_OBJECTIVE] == list(brute_force(board, "A", DEFAULT_OBJECTIVE).value)
+    assert check(board, result.assignments, result.dealing).legal
+
+
 def test_a_first_strike_step_in_which_nobody_deals_damage_leaves_the_regular_step_alone() -> None:
     # a2's double strike makes two steps (510.4), but its power is -1: it deals nothing in either
     # (510.1a), so the game is the regular step, where the refinement's combined weights are not

@@ -400,7 +400,8 @@ def test_510_1c_blockers_died_in_step_one_non_trampler_deals_nothing_in_step_two
     assert result.objective == {"player_damage": 0, "kills": 1}
     assert line(result) == as_tuples(fs("a", "b", 3))
     assert result.outcome.players["B"].life == 20
-    assert_illegal(board, fs("a", "b", 3), reg("a", "B", 3), rule="510.1c", step=REG, source="a")
+    violations = assert_illegal(board, fs("a", "b", 3), reg("a", "B", 3), rule="510.1c", step=REG, source="a")
+    assert {v.rule for v in violations} == {"510.1c"}  # its 3 is not a 510.1a shortfall: it has no recipient
     assert assert_legal(board, fs("a", "b", 3)).players["B"].life == 20
 
 
@@ -495,8 +496,8 @@ def test_704_5a_player_loses_after_first_step_no_second_step() -> None:
     out = assert_legal(board, fs("ds", "B", 3))
     assert out.players["B"].life == 0 and out.players["B"].lost
     # any regular-step assignment is rejected
-    assert_illegal(board, fs("ds", "B", 3), reg("ds", "B", 3), rule="510.4", step=REG, source="ds")
-    assert_illegal(board, fs("ds", "B", 3), reg("r", "B", 5), rule="510.4", step=REG, source="r")
+    assert_illegal(board, fs("ds", "B", 3), reg("ds", "B", 3), rule="704.5a", step=REG, source="ds")
+    assert_illegal(board, fs("ds", "B", 3), reg("r", "B", 5), rule="704.5a", step=REG, source="r")
 
 
 def test_704_5a_multiplayer_second_step_still_happens_for_other_players() -> None:
