@@ -146,6 +146,11 @@ class _NoLine(Exception):
     """CP-SAT found no line at all in its time (very large boards): :func:`simplest_line` instead."""
 
 
+class _TooWide(Exception):
+    """The refinement needs the objectives as one weighted sum and their ranges are too wide; the
+    argument is the request error to raise when the exhaustive search cannot take the board either."""
+
+
 class _CaseInfeasible(Exception):
     """The active player's first step cannot leave the case being solved (see ``_Game._by_cases``)."""
 
@@ -318,7 +323,15 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
         return _exhaustive(board, decider, names, reason, settings,
                            None if time_limit is None else time.monotonic() + time_limit)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
-    line, value, proven = game.solve()
+    try:
+        line, value, proven = game.solve()
+    except _TooWide as too_wide:  # small boards are searched instead (no weights needed)
+        try:
+            return _exhaustive(board, decider, names, "the other side replies in the first-strike step, and the "
+                               "objectives' ranges are too wide to combine for the refinement", settings,
+                               None if game.deadline is None else max(game.deadline, time.monotonic() + 0.001))
+        except NotSupportedError:
+            raise too_wide.args[0] from None
     dealing = () if game.fallback else game.dealing(line)
     outcome, values = _checked(board, line, dealing, decider, names, "the solver's")
     if value is not None and game.scalar(values) != value:
@@ -688,9 +701,9 @@ class _Game:
             return self._joint()
         if not self.combine:
             given = ", ".join(self.names) + (" (the default)" if self.names == DEFAULT_OBJECTIVE else "")
-            raise InvalidRequestError("objective", "the objectives' ranges are too wide to combine for a "
-                                      f"guaranteed two-step solve on this board ({given}); list fewer "
-                                      f"objectives, for example {','.join(self.names[:2])}")
+            raise _TooWide(InvalidRequestError(
+                "objective", "the objectives' ranges are too wide to combine for a guaranteed two-step "
+                f"solve on this board ({given}); list fewer objectives, for example {','.join(self.names[:2])}"))
         reply_count = _count_first_step_options(probe, self.responders)
         separable = self._separable(reply_count) if SEPARABLE_STEPS else None
         return separable if separable is not None else self._refine(reply_count)

@@ -237,8 +237,16 @@ def lifelink_blocker_boards(draw: Any) -> dict[str, Any]:
     board = draw(boards(max_attackers=3, max_blockers=3, strikes=draw(st.booleans()),
                         effects=draw(st.booleans()), pressure=draw(st.booleans())))
     multi = [c for c in board["creatures"] if len(c.get("blocking", [])) >= 2]
-    if not multi:
-        return board
+    if not multi:  # add one: a blocker of an attacker and of a new attacker beside it
+        first = draw(st.sampled_from([c for c in board["creatures"] if c.get("attacking")]))
+        target = first["attacking"]
+        defender = next((w["controller"] for w in board.get("planeswalkers", []) if w["id"] == target),
+                        next((b["protector"] for b in board.get("battles", []) if b["id"] == target), target))
+        board["creatures"].append({"id": "a9", "controller": "A", "power": draw(st.integers(1, 3)),
+                                   "toughness": draw(st.integers(1, 3)), "attacking": target})
+        board["creatures"].append({"id": "b9", "controller": defender, "power": draw(st.integers(1, 3)),
+                                   "toughness": draw(st.integers(1, 3)), "blocking": [first["id"], "a9"]})
+        multi = [board["creatures"][-1]]
     blocker = draw(st.sampled_from(multi))
     blocker.setdefault("keywords", []).append("lifelink")
     blocker["power"] = max(blocker["power"], draw(st.integers(1, 4)))

@@ -8,8 +8,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 # Derandomized: the same examples on every run, so a red CI run reproduces locally.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-# Random exploration for local bug hunting: HYPOTHESIS_PROFILE=explore pytest
-settings.register_profile("explore", deadline=None, max_examples=2000,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+                          suppress_health_check=[HealthCheck.too_slow])
+# Random exploration for local bug hunting: HYPOTHESIS_PROFILE=explore pytest (fresh random examples on
+# every run, each test's own number of them; with CI set too, Hypothesis would otherwise derandomize)
+settings.register_profile("explore", parent=settings.get_profile("default"), derandomize=False, deadline=None,
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

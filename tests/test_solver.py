@@ -61,21 +61,34 @@ def test_same_input_same_output(data):
                                       SolverSettings(maxmin_linearization_from=0), SolverSettings(presolve_iterations=3)])
 @pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
 def test_parameters_change_speed_not_the_optimum(data, settings):
+    from optimizer.bruteforce import brute_force
+
     board = load_board(data)
-    assert solve(board, settings=settings).objective == solve(board).objective
+    result = solve(board, settings=settings)
+    assert result.status == "optimal"
+    assert tuple(result.objective.values()) == brute_force(board, result.player, tuple(result.objective)).value
 
 
 @pytest.mark.parametrize("objective", [["kills", "survivors"], ["survivors", "value", "kills"]])
 def test_two_steps_one_objective_at_a_time_agrees_with_combined(objective):
+    from optimizer.bruteforce import brute_force
+
     board = load_board(JOINT_BOARD)
-    assert (solve(board, objective=objective, max_combined_range=1).objective
-            == solve(board, objective=objective).objective)
+    sequential = solve(board, objective=objective, max_combined_range=1)
+    assert sequential.objective == solve(board, objective=objective).objective
+    assert tuple(sequential.objective[n] for n in objective) == brute_force(board, sequential.player, objective).value
 
 
-def test_refinement_needs_combinable_objectives():
-    with pytest.raises(InvalidRequestError) as info:
-        solve(load_board(REFINE_BOARD), objective=["value", "kills"], max_combined_range=1)
-    assert info.value.field == "objective"
+def test_a_small_board_whose_refinement_cannot_combine_the_objectives_is_searched():
+    # the refinement needs one weighted objective; where the ranges may not combine (here forced by
+    # max_combined_range=1) a board small enough is searched exhaustively instead (else refused:
+    # test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list)
+    from optimizer.bruteforce import brute_force
+
+    board = load_board(REFINE_BOARD)
+    result = solve(board, objective=["value", "kills"], max_combined_range=1)
+    assert result.method == "exhaustive" and result.status == "optimal"
+    assert (result.objective["value"], result.objective["kills"]) == brute_force(board, "A", ["value", "kills"]).value
 
 
 @pytest.mark.parametrize("amount", range(0, 8))
@@ -156,12 +169,11 @@ def _big_amounts_board(n: int) -> dict:
 
 def test_boards_with_large_amounts_get_the_linear_relaxation():
     """Without it CP-SAT moved the damage bounds a step at a time: this board took 16 s with amounts of
-    100,000 (0.6 deterministic seconds), and its time grew with the amounts. Deterministic budget."""
+    100,000 (0.6 deterministic seconds), and its time grew with the amounts (benchmarks/bench_amounts.py).
+    With it the board is proven within a deterministic budget."""
     board = load_board(_big_amounts_board(100_000))
     result = solve(board, objective=["life_gained"], settings=_Budget())
     assert (result.status, result.objective) == ("optimal", {"life_gained": 100_000})
-    stepwise = solve(board, objective=["life_gained"], settings=_Budget(big_amount_linearization_from=10**9))
-    assert stepwise.status == "feasible"  # the same budget does not suffice without it
     small = solve(_big_amounts_board(4), objective=["life_gained"], settings=_Budget())
     assert (small.status, small.objective) == ("optimal", {"life_gained": 4})
 
@@ -336,6 +348,33 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     assert "(lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
     assert info.value.problem.endswith("for example lethal,value")
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
+
+
+def test_objectives_too_wide_for_the_refinement_on_a_small_board_are_searched() -> None:
+    # the default objectives' ranges multiply past 2^53 (values of 10^6, 800,000 player damage,
+    # 400,000 life gained), so the refinement's weights do not fit; the board is small, so it is
+    # searched exhaustively instead of refused. B's first-strike b1 kills a1 (value 10^6) rather than
+    # a2 (value 1) in the first step (510.4); a2 then kills b1 (value 10^6): value 0. u1 and u2,
+    # unblocked double strikers, deal 2 x 200,000 each to B (life 10^6, not lethal); u2's lifelink
+    # gains 400,000 (702.15b).
+    from optimizer.bruteforce import brute_force
+    from optimizer.objectives import DEFAULT_OBJECTIVE
+
+    m = 10**6
+    board = load_board({"players": [{"id": "A"}, {"id": "B", "life": m}], "creatures": [
+        {"id": "u1", "controller": "A", "power": 200_000, "toughness": 1, "attacking": "B", "keywords": ["double strike"]},
+        {"id": "u2", "controller": "A", "power": 200_000, "toughness": 1, "attacking": "B",
+         "keywords": ["double strike", "lifelink"]},
+        {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "value": m},
+        {"id": "a2", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "value": 1},
+        {"id": "b1", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1", "a2"],
+         "keywords": ["first strike"], "value": m}]})
+    result = solve(board)
+    assert result.status == "optimal" and result.method == "exhaustive"
+    assert result.objective == {"lethal": 0, "value": 0, "player_damage": 800_000, "poison": 0, "loyalty": 0,
+                                "defense": 0, "life_gained": 400_000}
+    assert [result.objective[n] for n in DEFAULT_OBJECTIVE] == list(brute_force(board, "A", DEFAULT_OBJECTIVE).value)
+    assert check(board, result.assignments, result.dealing).outcome == result.outcome
 
 
 def test_loyalty_and_defense_ranges_count_only_the_damage_that_can_reach_them() -> None:
