@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from hypothesis import strategies as st
@@ -12,6 +13,16 @@ DAMAGE_KEYWORDS = ["trample", "trample over planeswalkers", "deathtouch", "lifel
                    "wither", "indestructible"]
 SPELLINGS = {"trample over planeswalkers": ["Trample over planeswalkers", "trample_over_planeswalkers",
                                             "Trample-Over-Planeswalkers"]}
+
+EXAMPLES_FACTOR = int(os.environ.get("EXAMPLES_FACTOR", "1"))
+"""A multiplier of every property test's number of examples, for longer bug hunts:
+``EXAMPLES_FACTOR=10 HYPOTHESIS_PROFILE=explore pytest tests/test_property_bruteforce.py``."""
+
+
+def examples(n: int) -> int:
+    """A property test's number of examples: ``n`` times :data:`EXAMPLES_FACTOR`."""
+    return n * EXAMPLES_FACTOR
+
 
 small_power = st.integers(min_value=-1, max_value=5).map(lambda n: n if n < 4 else n - 2)
 

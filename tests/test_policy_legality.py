@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from boards import banding_boards, boards
+from boards import banding_boards, boards, examples
 from optimizer import load_board
 from optimizer.assignment import Assignment, Step, normalize
 from optimizer.bruteforce import player_options
@@ -70,7 +70,7 @@ def mutations(cells: dict[tuple[str, str], int], recipients: dict[str, list[str]
                     yield moved
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True), boards(),
                             boards(strikes=True, effects=True), banding_boards(both_sides=True)))
 def test_policies_follow_exactly_the_assignments_the_checker_allows(board_json):
@@ -156,7 +156,7 @@ def assert_policies_follow_the_checker(probe: CombatModel, first, later, player:
     return True
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True), boards(),
                             boards(strikes=True, effects=True), banding_boards(both_sides=True)))
 def test_free_regular_step_cells_allow_exactly_the_assignments_the_checker_allows(board_json):
@@ -214,7 +214,7 @@ def feasible(cm: CombatModel, cells, assignment, recipients, step: Step = Step.R
     return solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
                             boards(strikes=True, effects=True), banding_boards(both_sides=True)))
 def test_free_first_step_cells_allow_exactly_the_assignments_the_checker_allows(board_json):
@@ -232,7 +232,7 @@ def test_free_first_step_cells_allow_exactly_the_assignments_the_checker_allows(
     for player in board.turn_order():
         assert_feasible_exactly_when_allowed(cm, cells, board, player, Step.FIRST_STRIKE)
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
                             boards(strikes=True, effects=True), banding_boards(both_sides=True)))
 def test_the_model_s_state_after_a_first_step_is_the_rules_layer_s(board_json):

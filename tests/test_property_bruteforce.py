@@ -8,7 +8,7 @@ from unittest import mock
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import (banding_boards, boards, forced_lead_boards, lifelink_and_banding_boards,
+from boards import (banding_boards, boards, examples, forced_lead_boards, lifelink_and_banding_boards,
                     lifelink_blocker_boards, objectives, separable_boards, shield_boards, split_boards)
 from optimizer import check, load_board
 from optimizer.assignment import Step, normalize
@@ -22,7 +22,7 @@ from optimizer.solver import SolverSettings, solve
 LEAF_LIMIT = 3000
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(board_json=st.one_of(boards(), boards(pressure=True)), objective=objectives,
        decider=st.sampled_from(["A", "A", "B", "C", "D"]))
 def test_cpsat_optimum_equals_brute_force(board_json, objective, decider):
@@ -51,7 +51,7 @@ def assert_matches_brute_force(board_json, objective, decider, searched_ok: bool
     return result
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(board_json=st.one_of(boards(effects=True), boards(pressure=True, effects=True),
                             boards(strikes=True, effects=True)),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C", "D"]))
@@ -62,7 +62,7 @@ def test_effects_cpsat_equals_brute_force(board_json, objective, decider):
     event("method: " + result.method)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=shield_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json, objective, decider):
     """615.7: shields that damage from several sources reaches at once, in one or two steps."""
@@ -70,7 +70,7 @@ def test_shields_reached_by_several_sources_cpsat_equals_brute_force(board_json,
     event("method: " + result.method)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(board_json=shield_boards(first_strike=True), objective=objectives,
        decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_shields_both_damage_steps_reach_cpsat_equals_brute_force(board_json, objective, decider):
@@ -80,7 +80,7 @@ def test_shields_both_damage_steps_reach_cpsat_equals_brute_force(board_json, ob
     event("method: " + result.method)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=st.one_of(boards(strikes=True, effects=True), boards(strikes=True, effects=True, pressure=True),
                             shield_boards(), lifelink_blocker_boards()),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
@@ -107,7 +107,7 @@ def test_stepwise_search_equals_brute_force(board_json, objective, decider):
     assert verdict.legal and verdict.outcome == result.outcome
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=st.one_of(boards(), boards(strikes=True), boards(strikes=True, pressure=True),
                             boards(strikes=True, effects=True), shield_boards()),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
@@ -123,7 +123,7 @@ def test_presolve_and_relaxation_on_every_model_give_the_brute_force_optimum(boa
     assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=lifelink_blocker_boards(),
        objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
        decider=st.sampled_from(["A", "A", "B", "C"]))
@@ -134,7 +134,7 @@ def test_lifelink_blocker_gain_cpsat_equals_brute_force(board_json, objective, d
     event("method: " + result.method)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(board_json=lifelink_and_banding_boards(),
        objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
        decider=st.sampled_from(["A", "A", "B"]))
@@ -145,7 +145,7 @@ def test_lifelink_blocker_gain_with_banding_cpsat_equals_brute_force(board_json,
     event("method: " + result.method)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_banding_cpsat_equals_brute_force(board_json, objective, decider):
     """702.22j-k: the other side divides damage, in one or two steps, with Thorn-style attackers and in
@@ -154,7 +154,7 @@ def test_banding_cpsat_equals_brute_force(board_json, objective, decider):
     event("method: " + result.method)
 
 
-@settings(max_examples=250)
+@settings(max_examples=examples(250))
 @given(board_json=banding_boards(both_sides=True), objective=objectives, decider=st.sampled_from(["A", "B"]))
 def test_banding_on_both_sides_with_double_strike_cpsat_equals_brute_force(board_json, objective, decider):
     """702.22j-k across 510.4: creatures with banding on both sides, each side's first-strike division
@@ -163,7 +163,7 @@ def test_banding_on_both_sides_with_double_strike_cpsat_equals_brute_force(board
     event("method: " + result.method)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "B", "C", "D"]))
 def test_multiplayer_banding_cpsat_equals_brute_force(board_json, objective, decider):
     """702.22j-k with 800.4a: a defending player dividing damage dealt to its own creatures, which
@@ -174,7 +174,7 @@ def test_multiplayer_banding_cpsat_equals_brute_force(board_json, objective, dec
     event("method: " + result.method)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(board_json=boards(), objective=objectives)
 def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
     """The sequential lexicographic path (used when ranges are too wide to combine) agrees."""
@@ -186,7 +186,7 @@ def test_one_objective_at_a_time_gives_the_same_optimum(board_json, objective):
     assert check(board, sequential.assignments, sequential.dealing).outcome == sequential.outcome
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(board_json=st.one_of(boards(strikes=True), boards(strikes=True, pressure=True),
                             boards(strikes=True, max_attackers=2, max_blockers=2)),
        objective=objectives, decider=st.sampled_from(["A", "A", "B", "C", "D"]))
@@ -222,7 +222,7 @@ def assert_shortcut_matches_refinement(board_json, objective, decider, method: s
     assert verdict.legal, verdict.violations
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=st.one_of(separable_boards(), separable_boards(effects=True)), objective=objectives,
        decider=st.sampled_from(["A", "B"]))
 def test_separable_two_steps_equal_brute_force_and_refinement(board_json, objective, decider):
@@ -231,7 +231,7 @@ def test_separable_two_steps_equal_brute_force_and_refinement(board_json, object
     assert_shortcut_matches_refinement(board_json, objective, decider, "_separable", "SEPARABLE_STEPS")
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(board_json=st.one_of(forced_lead_boards(), forced_lead_boards(effects=True), banding_boards()),
        objective=objectives, decider=st.sampled_from(["A", "B"]))
 def test_forced_first_step_equals_brute_force_and_refinement(board_json, objective, decider):
@@ -261,7 +261,7 @@ def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_sc
     assert {(a.source, a.target) for a in result.assignments if a.step.value == "first_strike"} == {("l", "a1")}
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(board_json=st.one_of(boards(), boards(strikes=True, pressure=True), boards(strikes=True, effects=True),
                             banding_boards(), shield_boards(first_strike=True)))
 def test_the_simplest_line_is_always_legal(board_json):
@@ -296,7 +296,7 @@ def legal_lines(board) -> list[tuple]:
     return lines
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(board_json=st.one_of(boards(), boards(strikes=True), boards(strikes=True, pressure=True), banding_boards()))
 def test_a_forced_line_is_the_only_legal_line(board_json):
     """510.1a: when every creature that assigns damage has one recipient and one way to assign in each
@@ -312,7 +312,7 @@ def test_a_forced_line_is_the_only_legal_line(board_json):
     assert normalize(result.assignments) == normalize(forced)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(board_json=st.one_of(split_boards(), split_boards(effects=True)), objective=objectives,
        decider=st.sampled_from(["A", "A", "B", "C", "D"]))
 def test_boards_solved_part_by_part_equal_brute_force(board_json, objective, decider):
@@ -336,7 +336,7 @@ def powerless_first_strike_boards(draw):
     return board
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(board_json=powerless_first_strike_boards(), objective=objectives, decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_a_first_strike_step_without_damage_equals_brute_force(board_json, objective, decider):
     event("two steps: " + str(Step.FIRST_STRIKE in damage_steps(load_board(board_json))))
@@ -370,7 +370,7 @@ def _every_legal_line_leaves_everyone_in(board) -> bool:
     return True
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(board_json=st.one_of(boards(pressure=True), boards(pressure=True, strikes=True), boards(strikes=True)))
 def test_no_player_can_lose_when_the_parts_bound_says_so(board_json):
     """``optimizer.parts.could_lose`` is a bound: when it says no player can lose, no legal line of the
