@@ -8,21 +8,17 @@ the output is the same whatever the number of workers.
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import multiprocessing.forkserver
-import os
-import signal
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from .errors import InvalidRequestError, OutputError
-from .interrupt import act_on_signals, in_main_thread, signals_held, stop_searches_on_signals
+from .interrupt import act_on_signals, signals_held
+from .processes import pool_context, process_pool
 from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
@@ -72,25 +68,19 @@ def answer_serial(lines: Sequence[Line]) -> Iterator[Answers]:
         yield answer_chunk([line])
 
 
-def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
-    """Over ``workers`` processes: forked from a fork server that imports the solver once, where
-    available (no threads are forked, unlike plain fork), else each started afresh (spawn).
+def answer_pooled(lines: Sequence[Line], workers: int, context: Any = None) -> Iterator[Answers]:
+    """Over ``workers`` processes of ``context`` (:func:`~optimizer.processes.pool_context` if None).
 
     A worker that dies (killed, out of memory) breaks the whole pool, failing every chunk not yet
     answered; so the first of those is then answered a line at a time in a pool of its own (a line
     whose worker dies again gets an error line), and a new pool takes the rest."""
     chunks = chunked(lines, chunk_size(len(lines), workers))
-    with signals_held():  # started whole (an interrupted start leaves a fork server that fails noisily)
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["optimizer.protocol", "optimizer.solver"])
-            _start_forkserver_deaf_to_ctrl_c()
-        else:
-            context = multiprocessing.get_context("spawn")
+    if context is None:
+        context = pool_context()
     done = 0
     while done < len(chunks):
         broken = False
-        with _pool(context, min(workers, len(chunks) - done)) as pool:
+        with process_pool(context, min(workers, len(chunks) - done)) as pool:
             with signals_held():
                 futures: list[Future[Answers]] = [pool.submit(answer_chunk, chunk) for chunk in chunks[done:]]
             for chunk, future in zip(chunks[done:], futures):
@@ -110,53 +100,13 @@ def answer_pooled(lines: Sequence[Line], workers: int) -> Iterator[Answers]:
 
 def _answer_alone(context: Any, line: Line) -> Answers:
     """One line in a pool of one worker: its answer, or an error line if that worker dies too."""
-    with _pool(context, 1) as pool:
+    with process_pool(context, 1) as pool:
         with signals_held():
             future = pool.submit(answer_chunk, [line])
         try:
             return future.result()
         except Exception as exc:  # noqa: BLE001 - BrokenProcessPool: this line's worker died
             return failed_chunk([line], exc)
-
-
-@contextlib.contextmanager
-def _pool(context: Any, workers: int) -> Iterator[ProcessPoolExecutor]:
-    """A process pool, shut down at the end; if the block is interrupted (or its reader stopped
-    reading), its workers are stopped at once, whatever they are doing."""
-    with signals_held():  # the pool starts whole
-        pool = ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=context, initializer=_quit_on_interrupt)
-    try:
-        yield pool
-    except BaseException:
-        for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way in 3.11
-            with contextlib.suppress(OSError):
-                os.kill(process.pid, signal.SIGTERM)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _start_forkserver_deaf_to_ctrl_c() -> None:
-    """Start the fork server with Ctrl-C ignored from its first instruction (it imports the solver
-    before it would ignore it itself); its workers set their own handling."""
-    if not in_main_thread():
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        multiprocessing.forkserver.ensure_running()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _quit_on_interrupt() -> None:
-    """In a worker process: Ctrl-C, which reaches every process of the terminal's group, stops its
-    search and ends the worker at once and quietly; the parent reports the interruption."""
-    signal.signal(signal.SIGINT, _quit)
-    stop_searches_on_signals()
-
-
-def _quit(signum: int, frame: object) -> None:
-    os._exit(128 + signum)
 
 
 class Progress:

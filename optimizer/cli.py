@@ -280,10 +280,15 @@ def _write(text: str, code: int) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from .batch import Progress, answer_pooled, answer_serial, read_lines, write_answers
-
     if args.scheduler is not None and args.workers is not None:
         raise InvalidRequestError("--workers", "cannot be combined with --scheduler (the cluster's workers solve)")
+    context = None
+    if args.scheduler is None and (args.workers or 1) > 1:
+        from .processes import pool_context
+
+        context = pool_context()  # its fork server imports the solver while this process reads the input
+    from .batch import Progress, answer_pooled, answer_serial, read_lines, write_answers
+
     lines = read_lines(args.input)
     client = None
     if args.scheduler is not None:
@@ -300,7 +305,7 @@ def _batch(args: argparse.Namespace) -> int:
 
             answers = answer_on_cluster(client, lines)
         elif (args.workers or 1) > 1:
-            answers = answer_pooled(lines, args.workers)
+            answers = answer_pooled(lines, args.workers, context)
         else:
             answers = answer_serial(lines)
         out = sys.stdout if args.output in (None, "-") else _open_output(args.output)

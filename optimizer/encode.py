@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Iterable, Mapping, Sequence, Union
 
-from ortools.sat.python import cp_model, cp_model_helper
+from .cp_sat import cp_model, cp_model_helper
 
 from .assignment import Step
 from .board import Board, Creature, EffectKind, Keyword, ObjectId

@@ -61,7 +61,7 @@ from itertools import islice, product
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ortools.sat.python import cp_model
+from .cp_sat import cp_model
 
 from .assignment import Assignment, Step, normalize
 from .board import Board, Creature, Keyword, ObjectId

@@ -1,0 +1,57 @@
+"""optimizer.cp_sat: CP-SAT imported without pandas, every cp_model helper still working."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str) -> str:
+    """``code`` in a fresh interpreter (nothing imported yet); its standard output."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_solver_solves_without_importing_pandas_and_cp_model_series_helpers_import_it_on_use():
+    out = run_python(
+        "import sys\n"
+        "import optimizer\n"
+        "result = optimizer.solve('examples/cr-510-1c-elvish-regrower.json')\n"
+        "print(result.status, 'pandas' in sys.modules)\n"
+        "from optimizer.cp_sat import cp_model\n"
+        "model = cp_model.CpModel()\n"
+        "import pandas\n"
+        "xs = model.new_int_var_series('x', pandas.Index(range(3)), 0, 4)\n"
+        "print(type(xs).__module__.split('.')[0], len(xs))\n"
+        "print(cp_model.Domain(0, 4).max())\n")
+    assert out.split() == ["optimal", "False", "pandas", "3", "4"]
+
+
+def test_with_pandas_imported_first_cp_model_keeps_it():
+    out = run_python("import pandas, sys\nfrom optimizer.cp_sat import cp_model\n"
+                     "print(cp_model.pd is pandas, sys.modules['pandas'] is pandas)\n")
+    assert out.split() == ["True", "True"]
+
+
+def test_an_ortools_that_needs_pandas_as_it_loads_gets_the_ordinary_import():
+    # as though cp_model used a pandas name the placeholder lacks while it loads
+    out = run_python(
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def strict(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if name == 'ortools.sat.python' and 'cp_model' in (fromlist or ()):\n"
+        "        if 'pandas' in sys.modules:\n"
+        "            sys.modules['pandas'].DataFrame  # AttributeError on the placeholder\n"
+        "    return real(name, globals, locals, fromlist, level)\n"
+        "builtins.__import__ = strict\n"
+        "from optimizer.cp_sat import cp_model\n"
+        "builtins.__import__ = real\n"
+        "import pandas\n"
+        "print(cp_model.pd is pandas, hasattr(pandas, 'DataFrame'))\n"
+        "model = cp_model.CpModel(); x = model.new_int_var(0, 3, 'x'); model.maximize(x)\n"
+        "solver = cp_model.CpSolver(); solver.solve(model); print(solver.value(x))\n")
+    assert out.split() == ["True", "True", "3"]
