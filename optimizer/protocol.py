@@ -13,7 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, key_path
+from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, NotSupportedError,
+                     key_path)
 from .schema import json_type, json_value_problem, unique_keys
 
 RequestId = str | int | float | None
@@ -165,9 +166,9 @@ def _board(request: dict[str, Any]) -> Any:
         raise InvalidBoardError("board", f"expected a JSON object, got {json_type(data)}")
     try:
         return load_board(data)
-    except InvalidBoardError as exc:  # the board's own field names, relative to the request
+    except (InvalidBoardError, NotSupportedError) as exc:  # the board's own field names, relative to the request
         field = exc.field if exc.field == "board" else "board" + ("" if exc.field.startswith("[") else ".") + exc.field
-        raise InvalidBoardError(field, exc.problem) from None
+        raise type(exc)(field, exc.problem) from None
 
 
 def _parse(line: bytes | str) -> Any:

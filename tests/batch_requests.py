@@ -33,6 +33,10 @@ TRAMPLE_SHORT = [{"source": "a1", "target": "b1", "amount": 1}, {"source": "a1",
 GHOST_BLOCKER = json.loads(json.dumps(CHECK_BOARD))
 GHOST_BLOCKER["creatures"][1]["blocking"] = ["ghost"]
 
+# A valid board with an ability the optimizer does not model (read as the board is loaded).
+UNMODELED = json.loads(json.dumps(CHECK_BOARD))
+UNMODELED["creatures"][0]["keywords"] = ["trample", "protection from artifacts"]
+
 
 def good_requests() -> list[dict[str, Any]]:
     """One solve request per example board, then a few with player, objective and time_limit."""
@@ -61,6 +65,7 @@ BAD_LINES: list[tuple[bytes, Any, str]] = [
      "board: expected a JSON object, got a string"),
     (json.dumps({"id": "ghost", "board": GHOST_BLOCKER}).encode(), "ghost", "board.creatures[1].blocking[0]: "),
     (json.dumps({"id": "no-players", "board": {"creatures": []}}).encode(), "no-players", "board.players: "),
+    (json.dumps({"id": "unmodeled", "board": UNMODELED}).encode(), "unmodeled", "board.creatures[0].keywords[1]: "),
     (json.dumps({"id": "player", "board": REGROWER, "player": "Z"}).encode(), "player", "player: unknown player 'Z'"),
     (json.dumps({"id": "objective", "board": REGROWER, "objective": ["nope"]}).encode(), "objective",
      "objective: unknown objective 'nope'"),
