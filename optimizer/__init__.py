@@ -53,14 +53,12 @@ def solve(*args: Any, **kwargs: Any) -> "SolveResult":
 
 def check(board: "Board | dict[str, Any] | str", assignments: Any, dealing: Any = ()) -> "CheckResult":
     """Whether an assignment is legal, and its outcome; see :func:`optimizer.check.check`. ``board``
-    may also be anything :func:`load_board` reads (a path, ``-`` or a dict), as for :func:`solve`."""
+    may also be anything :func:`load_board` reads (a path, ``-`` or a dict), as for :func:`solve`;
+    a :class:`Board` built in Python is checked as :func:`load_board` checks one."""
     from .board import Board
+    from .schema import checked_board, load_board
 
-    if not isinstance(board, Board):
-        from .schema import load_board
-
-        board = load_board(board)
-    return _check(board, assignments, dealing)
+    return _check(checked_board(board) if isinstance(board, Board) else load_board(board), assignments, dealing)
 
 
 def __getattr__(name: str) -> Any:

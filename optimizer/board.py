@@ -228,6 +228,9 @@ class Board:
     """True for the board between the first-strike and the regular combat damage step (510.4)."""
     effects: tuple[Effect, ...] = ()
     """Damage effects (protection is on the creatures and players themselves)."""
+    loaded: bool = field(default=False, init=False, repr=False, compare=False)
+    """Whether :func:`~optimizer.schema.load_board` made (or checked) this board: ``solve`` and
+    ``check`` check any other board first (:func:`~optimizer.schema.checked_board`)."""
     _index: Mapping[ObjectId, Any] = field(init=False, repr=False, compare=False)
     _blockers: Mapping[ObjectId, tuple[ObjectId, ...]] = field(init=False, repr=False, compare=False)
     combatants: tuple[Creature, ...] = field(init=False, repr=False, compare=False)

@@ -269,8 +269,16 @@ def _write(text: str, code: int) -> int:
     """Print ``text`` (a table's names made printable: control characters escaped,
     unpaired surrogates too); a reader that closed standard output gets nothing more."""
     act_on_signals()  # an interruption whose exception was lost is no answer
+    text = printable(text, keep_newlines=True)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
-        print(printable(text, keep_newlines=True))
+        text.encode(encoding)
+    except UnicodeEncodeError:  # a terminal that cannot show some names (PYTHONIOENCODING=ascii): escaped
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        pass
+    try:
+        print(text)
         sys.stdout.flush()
     except BrokenPipeError:
         return _stdout_gone(code)

@@ -118,13 +118,16 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
     if isinstance(source, (str, Path)):
         if not str(source):
             raise InvalidBoardError(what, "an empty path; give a file name, or - for standard input")
-        try:
-            text = sys.stdin.read() if str(source) == "-" else Path(source).read_text(encoding="utf-8")
-            text = text.removeprefix("\ufeff")  # a byte order mark, as some editors write
+        if "\0" in str(source):
+            raise InvalidBoardError(what, f"{str(source)!r}: a path cannot hold a NUL character")
+        try:  # bytes, decoded here: standard input as strictly as a file, whatever its locale
+            data = _read_stdin() if str(source) == "-" else Path(source).read_bytes()
+            text = (data if isinstance(data, str) else data.decode("utf-8")).removeprefix("\ufeff")  # a BOM
         except OSError as exc:
             raise InvalidBoardError(what, f"cannot read {str(source)!r}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise InvalidBoardError(what, f"{str(source)!r} is not UTF-8 text") from None
+        except UnicodeDecodeError as exc:
+            where = "standard input" if str(source) == "-" else repr(str(source))
+            raise InvalidBoardError(what, f"{where} is not UTF-8 text (byte {exc.start + 1})") from None
         try:
             return json.loads(text, object_pairs_hook=unique_keys)
         except json.JSONDecodeError as exc:
@@ -136,6 +139,14 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
         except ValueError as exc:  # a duplicate key, or an integer with more digits than Python converts
             raise InvalidBoardError(what, f"malformed JSON: {json_value_problem(exc)}") from None
     return source
+
+
+def _read_stdin() -> bytes | str:
+    """Standard input's bytes (its text if it is a text stream without bytes, as a test's may be)."""
+    import sys
+
+    raw = getattr(sys.stdin, "buffer", None)
+    return raw.read() if raw is not None else sys.stdin.read()
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -180,7 +191,30 @@ def load_board(source: str | Path | dict[str, Any]) -> Board:
         parsed = _BoardIn.model_validate(data)
     except ValidationError as exc:
         raise _board_error(exc.errors()) from None
-    return _build(parsed)
+    board = _build(parsed)
+    object.__setattr__(board, "loaded", True)
+    return board
+
+
+def checked_board(board: Board) -> Board:
+    """``board`` if :func:`load_board` made it; a board built in Python is written out in the input
+    format and read back, so that it meets every check a board read from JSON meets (the error names
+    the field as in :meth:`Board.to_dict`). A board between the damage steps (``first_strike_step_done``,
+    which the input format does not hold) is checked as that format has it, and returned as it is."""
+    if not isinstance(board, Board):
+        raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
+                                f"{type(board).__name__}")
+    if board.loaded:
+        return board
+    try:
+        data = board.to_dict()
+    except Exception as exc:  # noqa: BLE001 - fields of the wrong Python types
+        raise InvalidBoardError("board", f"not a well-formed Board: {type(exc).__name__}: {exc}"[:300]) from None
+    loaded = load_board(data)
+    if not board.first_strike_step_done:
+        return loaded
+    object.__setattr__(board, "loaded", True)
+    return board
 
 
 _UNION_TAGS = {"literal['all']": str, "list[constrained-str]": list, "_ControllerIn": dict}

@@ -73,7 +73,7 @@ from .interrupt import stoppable
 from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player
 from .parts import independent_parts
 from .rules import Outcome, assigns_in, damage_amount, damage_steps, first_step, forced_line, simplest_line
-from .schema import load_board
+from .schema import checked_board, load_board
 
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
@@ -260,20 +260,36 @@ class SolveResult:
 def solve(board: Board | dict[str, Any] | str | Path, player: ObjectId | None = None,
           objective: Sequence[str] | str | None = None, time_limit: float | None = None,
           settings: SolverSettings = SolverSettings(), max_combined_range: int = MAX_COMBINED_RANGE) -> SolveResult:
-    """The deciding player's best damage assignment, with every other player replying worst for it."""
+    """The deciding player's best damage assignment, with every other player replying worst for it.
+    ``board`` is checked as :func:`~optimizer.schema.load_board` checks one (a :class:`Board` built in
+    Python too)."""
+    board = checked_board(board) if isinstance(board, Board) else load_board(board)
+    return _solve(board, player, objective, time_limit, settings, max_combined_range)
+
+
+def _solve(board: Board, player: ObjectId | None, objective: Sequence[str] | str | None, time_limit: float | None,
+           settings: SolverSettings, max_combined_range: int) -> SolveResult:
+    """:func:`solve` on a board known to be well formed (checked, or made by the rules layer from one)."""
     if not isinstance(settings, SolverSettings):
         raise InvalidRequestError("settings", f"expected SolverSettings, got {type(settings).__name__}")
-    if not isinstance(board, Board):
-        board = load_board(board)
     decider = parse_player(board, player)
     names = parse_objective(objective)
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not time_limit > 0):
-        raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]!r}: expected a positive number of seconds")
+        raise InvalidRequestError("time_limit", f"{_shown(time_limit)!r}: expected a positive number of seconds")
     if time_limit is not None and not time_limit <= MAX_TIME_LIMIT:
-        raise InvalidRequestError("time_limit", f"{str(time_limit)[:40]}: at most {MAX_TIME_LIMIT:.0e} seconds "
+        raise InvalidRequestError("time_limit", f"{_shown(time_limit)}: at most {MAX_TIME_LIMIT:.0e} seconds "
                                   "(leave it out for no limit)")
+    if isinstance(max_combined_range, bool) or not isinstance(max_combined_range, int) or max_combined_range < 1:
+        raise InvalidRequestError("max_combined_range", f"{_shown(max_combined_range)!r}: expected a positive integer")
     return _solve_board(board, decider, names, time_limit, settings, max_combined_range)
+
+
+def _shown(value: object) -> str:
+    """A value in an error message, at most 40 characters (an integer too long to write out, by its length)."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"{'a negative' if value < 0 else 'an'} integer of about {round(value.bit_length() * 0.30103)} digits"
+    return str(value)[:40]
 
 
 def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
@@ -471,7 +487,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
                 raise SearchTooLarge(f"more than {budget // REGULAR_STEP_COST} regular steps")
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
-                result = solve(later, decider, names, settings=settings, time_limit=left)
+                result = _solve(later, decider, names, left, settings, MAX_COMBINED_RANGE)
             except NotSupportedError as error:
                 raise refused(f"in a regular step after the first-strike step: {error.problem}") from None
             if result.method in ("exhaustive", "stepwise"):  # searched too: counted against its own limit

@@ -14,16 +14,18 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from optimizer import Keyword, check, load_board, solve
+from optimizer.assignment import Assignment, Step
 from optimizer.cli import main
 from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
                               NotSupportedError)
+from optimizer.rules import first_step
 from optimizer.schema import MAX_NUMBER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1048,3 +1050,109 @@ def test_a_board_given_as_bytes_is_named_as_not_json() -> None:
     with pytest.raises(InvalidBoardError) as info:
         load_board(json.dumps(base_board()).encode())  # type: ignore[arg-type]
     assert (info.value.field, info.value.problem) == ("board", "expected a JSON object, got a Python bytes, not parsed JSON")
+
+
+# --- Boards built in Python get the checks a board read from JSON gets ------------------------------
+@pytest.mark.parametrize("change, field, problem", [
+    (lambda b: replace(b, active_player="Z"), "active_player", "unknown player 'Z'"),
+    # the defender made active: A's trampler would attack its own controller's opponent out of turn
+    (lambda b: replace(b, active_player="B"), "creatures[0].attacking", "only the active player 'B' attacks (506.2)"),
+    (lambda b: replace(b, players=(b.players[0], replace(b.players[1], life=-5))), "players[1].life",
+     "-5: a player at 0 or less life has already lost (704.5a)"),
+    (lambda b: replace(b, creatures=(replace(b.creatures[0], blocking=("b1",)),) + b.creatures[1:]),
+     "creatures[0].blocking", "a creature cannot be both attacking and blocking"),
+])
+def test_a_board_built_in_python_is_checked_by_solve_and_check(change: Callable[[Any], Any], field: str,
+                                                                problem: str) -> None:
+    board = change(load_board(base_board()))
+    for call in (lambda: solve(board), lambda: check(board, LEGAL_ASSIGNMENT)):
+        with pytest.raises(InvalidBoardError) as info:
+            call()
+        assert info.value.field == field
+        assert info.value.problem.endswith(problem), info.value.problem
+
+
+def test_a_well_formed_board_built_in_python_is_solved_as_the_same_board_read_from_json() -> None:
+    loaded = load_board(base_board())
+    rebuilt = replace(loaded, creatures=tuple(replace(c) for c in loaded.creatures))
+    assert not rebuilt.loaded
+    assert solve(rebuilt) == solve(loaded)
+    assert check(rebuilt, LEGAL_ASSIGNMENT) == check(loaded, LEGAL_ASSIGNMENT)
+
+
+def test_a_board_of_the_wrong_python_types_is_an_error_naming_the_field_or_the_board() -> None:
+    loaded = load_board(base_board())
+    life_as_text = replace(loaded, players=(loaded.players[0], replace(loaded.players[1], life="20")))
+    with pytest.raises(InvalidBoardError) as info:
+        solve(life_as_text)
+    assert info.value.field == "players[1].life"
+    keyword_as_text = replace(loaded, creatures=(replace(loaded.creatures[0], keywords=frozenset({"trample"})),)
+                              + loaded.creatures[1:])
+    with pytest.raises(InvalidBoardError) as info:
+        solve(keyword_as_text)
+    assert info.value.field == "board" and "not a well-formed Board" in info.value.problem
+
+
+def test_a_board_between_the_damage_steps_is_checked_and_solved_as_it_is() -> None:
+    data = base_board()
+    data["creatures"][1]["keywords"] = ["first strike"]
+    board = load_board(data)
+    outcome, later = first_step(board, (Assignment(Step.FIRST_STRIKE, "b1", "a1", 2),))
+    assert later is not None and later.first_strike_step_done and not later.loaded
+    result = solve(later)
+    assert all(a.step is Step.REGULAR for a in result.assignments) and result.status == "optimal"
+    with pytest.raises(InvalidBoardError) as info:
+        solve(replace(later, active_player="Z"))
+    assert info.value.field == "active_player"
+
+
+# --- Odd arguments of the Python API -----------------------------------------------------------------
+def test_a_path_with_a_nul_character_is_an_error_naming_the_board() -> None:
+    for call in (lambda: load_board("a\0b.json"), lambda: solve("a\0b.json"), lambda: check("a\0b.json", [])):
+        with pytest.raises(InvalidBoardError) as info:
+            call()
+        assert info.value.field == "board" and "NUL" in info.value.problem
+
+
+@pytest.mark.parametrize("time_limit, problem", [
+    (10**5000, "an integer of about 5000 digits: at most 1e+09 seconds"),
+    (-10**5000, "'a negative integer of about 5000 digits': expected a positive number of seconds"),
+], ids=["huge", "huge-negative"])
+def test_a_time_limit_too_long_to_write_out_is_named_by_its_length(time_limit: int, problem: str) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        solve(base_board(), time_limit=time_limit)
+    assert info.value.field == "time_limit" and info.value.problem.startswith(problem), info.value.problem
+
+
+@pytest.mark.parametrize("bound", ["x", 0, -1, True, 2.5, None])
+def test_max_combined_range_must_be_a_positive_integer(bound: Any) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        solve(base_board(), max_combined_range=bound)
+    assert info.value.field == "max_combined_range" and "expected a positive integer" in info.value.problem
+
+
+# --- Standard input and output in odd encodings ------------------------------------------------------
+def test_standard_input_that_is_not_utf8_is_named_as_a_file_is(tmp_path: Path) -> None:
+    data = json.dumps(base_board()).replace('"a1"', '"a\\u00e9"').encode().replace(b"\\u00e9", b"\xff")
+    path = tmp_path / "board.json"
+    path.write_bytes(data)
+    by_file = subprocess.run([sys.executable, "-m", "optimizer", "solve", str(path)], capture_output=True,
+                             cwd=ROOT, timeout=120)
+    by_stdin = subprocess.run([sys.executable, "-m", "optimizer", "solve", "-"], input=data, capture_output=True,
+                              cwd=ROOT, timeout=120)
+    for proc in (by_file, by_stdin):
+        assert proc.returncode == 2 and proc.stdout == b""
+        assert b"not UTF-8 text (byte " in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert b"standard input is not UTF-8" in by_stdin.stderr
+
+
+def test_a_table_on_a_terminal_that_cannot_show_a_name_escapes_it(tmp_path: Path) -> None:
+    data = base_board()
+    data["creatures"][0]["name"] = "\u00c9owyn \u2603"
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    proc = subprocess.run([sys.executable, "-m", "optimizer", "solve", str(path), "--format", "table"],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "a1 (\\xc9owyn \\u2603)" in proc.stdout
