@@ -19,7 +19,6 @@ from typing import Any, Protocol, TextIO
 from .errors import InvalidRequestError, OutputError
 from .interrupt import act_on_signals, signals_held
 from .processes import pool_context, process_pool
-from .protocol import answer_chunk, failed_chunk, is_blank
 
 Line = bytes
 Chunk = list[Line]
@@ -41,7 +40,7 @@ def read_lines(source: str) -> list[Line]:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
         raise InvalidRequestError("input", f"cannot read {source!r}: {exc.strerror}") from None
-    return [line for line in data.split(b"\n") if not is_blank(line)]
+    return [line for line in data.split(b"\n") if line.strip()]  # blank lines get no response (as in serve)
 
 
 def chunk_size(lines: int, slots: int) -> int:
@@ -55,6 +54,8 @@ def chunked(lines: Sequence[Line], size: int) -> list[Chunk]:
 
 def in_order(chunks: Sequence[Chunk], futures: Sequence[_Result]) -> Iterator[Answers]:
     """Each chunk's answers in input order; a chunk whose worker failed becomes error lines."""
+    from .protocol import failed_chunk
+
     for chunk, future in zip(chunks, futures):
         try:
             yield future.result()
@@ -64,6 +65,8 @@ def in_order(chunks: Sequence[Chunk], futures: Sequence[_Result]) -> Iterator[An
 
 def answer_serial(lines: Sequence[Line]) -> Iterator[Answers]:
     """In this process, one line at a time."""
+    from .protocol import answer_chunk
+
     for line in lines:
         yield answer_chunk([line])
 
@@ -77,6 +80,7 @@ def answer_pooled(lines: Sequence[Line], workers: int, context: Any = None) -> I
     chunks = chunked(lines, chunk_size(len(lines), workers))
     if context is None:
         context = pool_context()
+    from .protocol import answer_chunk, failed_chunk  # the schema: imported as the fork server imports the solver
     done = 0
     while done < len(chunks):
         broken = False
@@ -100,6 +104,8 @@ def answer_pooled(lines: Sequence[Line], workers: int, context: Any = None) -> I
 
 def _answer_alone(context: Any, line: Line) -> Answers:
     """One line in a pool of one worker: its answer, or an error line if that worker dies too."""
+    from .protocol import answer_chunk, failed_chunk
+
     with process_pool(context, 1) as pool:
         with signals_held():
             future = pool.submit(answer_chunk, [line])

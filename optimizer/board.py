@@ -202,7 +202,7 @@ class Effect:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value}
-        if self.kind in (EffectKind.PREVENT, EffectKind.ADD):
+        if self.kind in (EffectKind.PREVENT, EffectKind.ADD) or self.amount is not None:
             out["amount"] = self.amount
         out["sources"] = self.sources.to_json()
         out["recipients"] = self.recipients.to_json()
@@ -361,8 +361,8 @@ class Board:
                 entry["value"] = c.value
             if c.attacking is not None:
                 entry["attacking"] = c.attacking
-                if c.blocked and not self.blockers_of(c.id):
-                    entry["blocked"] = True
+            if c.blocked and (c.attacking is None or not self.blockers_of(c.id)):
+                entry["blocked"] = True  # for an attacker whose blockers are gone (509.1h)
             if c.blocking:
                 entry["blocking"] = list(c.blocking)
             if c.commander:
@@ -371,8 +371,8 @@ class Board:
                 entry["assigns_damage_by_toughness"] = True
             if c.may_assign_as_though_unblocked:
                 entry["may_assign_as_though_unblocked"] = True
-            if c.colors:
-                entry["colors"] = [k for k in COLORS if k in c.colors]
+            if c.colors:  # in the order of 105.1, then any that are not colors (to be named as errors)
+                entry["colors"] = [k for k in COLORS if k in c.colors] + sorted(set(c.colors) - set(COLORS))
             if c.protection_from:
                 entry["protection_from"] = sorted(c.protection_from)
             out["creatures"].append(entry)

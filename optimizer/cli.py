@@ -290,14 +290,14 @@ def _write(text: str, code: int) -> int:
 def _batch(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.workers is not None:
         raise InvalidRequestError("--workers", "cannot be combined with --scheduler (the cluster's workers solve)")
+    from .batch import Progress, answer_pooled, answer_serial, read_lines, write_answers
+
+    lines = read_lines(args.input)  # an unreadable input fails before any process starts
     context = None
     if args.scheduler is None and (args.workers or 1) > 1:
         from .processes import pool_context
 
-        context = pool_context()  # its fork server imports the solver while this process reads the input
-    from .batch import Progress, answer_pooled, answer_serial, read_lines, write_answers
-
-    lines = read_lines(args.input)
+        context = pool_context()  # its fork server imports the solver while this process imports the schema
     client = None
     if args.scheduler is not None:
         from .cluster import MissingExtraError, connect

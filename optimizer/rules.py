@@ -299,8 +299,10 @@ def board_after_first_strike(board: Board, outcome: Outcome) -> Board | None:
         _changed(b, defense=outcome.battles[b.id],
                  removed_from_combat=b.removed_from_combat or b.id in gone or b.controller in lost)
         for b in board.battles)
-    return Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
-                 first_strike_step_done=True, effects=effects)
+    later = Board(board.active_player, players, tuple(creatures), planeswalkers, battles, board.warnings,
+                  first_strike_step_done=True, effects=effects)
+    object.__setattr__(later, "loaded", board.loaded)  # made by the rules from a checked board: checked
+    return later
 
 
 def _changed(obj: Any, **fields: Any) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Union
@@ -113,8 +114,6 @@ def _message(msg: str) -> str:
 
 def read_json(source: str | Path | Any, what: str = "board") -> Any:
     """Parse JSON text from a path or ``-`` (stdin); already-parsed objects pass through."""
-    import sys
-
     if isinstance(source, (str, Path)):
         if not str(source):
             raise InvalidBoardError(what, "an empty path; give a file name, or - for standard input")
@@ -143,8 +142,6 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
 
 def _read_stdin() -> bytes | str:
     """Standard input's bytes (its text if it is a text stream without bytes, as a test's may be)."""
-    import sys
-
     raw = getattr(sys.stdin, "buffer", None)
     return raw.read() if raw is not None else sys.stdin.read()
 
@@ -199,13 +196,19 @@ def load_board(source: str | Path | dict[str, Any]) -> Board:
 def checked_board(board: Board) -> Board:
     """``board`` if :func:`load_board` made it; a board built in Python is written out in the input
     format and read back, so that it meets every check a board read from JSON meets (the error names
-    the field as in :meth:`Board.to_dict`). A board between the damage steps (``first_strike_step_done``,
-    which the input format does not hold) is checked as that format has it, and returned as it is."""
+    the field as in :meth:`Board.to_dict`). The rules layer's boards between the damage steps
+    (:func:`~optimizer.rules.first_step`) are checked if the board they come from is; another board
+    with ``first_strike_step_done``, which the input format does not hold, is checked as that format
+    has it (so none of its players may have lost yet), and returned as it is."""
     if not isinstance(board, Board):
         raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
                                 f"{type(board).__name__}")
     if board.loaded:
         return board
+    for i, p in enumerate(board.players):
+        if not board.first_strike_step_done and getattr(p, "in_game", True) is not True:
+            raise InvalidBoardError(f"players[{i}].in_game", "a player who left the game takes no part in its "
+                                    "combats (800.4a): leave the player out of the board")
     try:
         data = board.to_dict()
     except Exception as exc:  # noqa: BLE001 - fields of the wrong Python types

@@ -14,7 +14,7 @@ DAMAGE_KEYWORDS = ["trample", "trample over planeswalkers", "deathtouch", "lifel
 SPELLINGS = {"trample over planeswalkers": ["Trample over planeswalkers", "trample_over_planeswalkers",
                                             "Trample-Over-Planeswalkers"]}
 
-EXAMPLES_FACTOR = int(os.environ.get("EXAMPLES_FACTOR", "1"))
+EXAMPLES_FACTOR = int(os.environ.get("EXAMPLES_FACTOR", "1"))  # checked by conftest.pytest_configure
 """A multiplier of every property test's number of examples, for longer bug hunts:
 ``EXAMPLES_FACTOR=10 HYPOTHESIS_PROFILE=explore pytest tests/test_property_bruteforce.py``."""
 

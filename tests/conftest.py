@@ -2,6 +2,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -14,3 +15,9 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("explore", parent=settings.get_profile("default"), derandomize=False, deadline=None,
                           print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    factor = os.environ.get("EXAMPLES_FACTOR", "1")
+    if not factor.isdigit() or int(factor) < 1:
+        raise pytest.UsageError(f"EXAMPLES_FACTOR={factor!r}: expected a positive whole number (see tests/boards.py)")

@@ -19,7 +19,6 @@ from batch_requests import BAD_LINES, CHECK_BOARD, LEGAL, REGROWER, ROOT, encode
 from optimizer.batch import chunk_size, chunked, in_order
 from optimizer.check import check
 from optimizer.cli import main
-from optimizer.solver import solve
 from optimizer.schema import load_board
 from optimizer.solver import solve
 
@@ -385,3 +384,15 @@ def test_a_worker_killed_mid_batch_costs_no_line(tmp_path: Path) -> None:
     assert [r["id"] for r in answered] == list(range(8))
     expected = solve(SLOW_BOARD).objective
     assert all(r["result"]["objective"] == expected for r in answered)
+
+
+def test_an_unreadable_input_fails_before_any_worker_process_starts(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    import optimizer.processes
+
+    started: list[bool] = []
+    monkeypatch.setattr(optimizer.processes, "pool_context", lambda: started.append(True))
+    code, out, err = run_main(capsys, "batch", str(tmp_path / "missing.jsonl"), "--workers", "2")
+    assert (code, out, started) == (2, "", [])
+    assert err.startswith("mtg-combat: error: input: cannot read ") and len(err.splitlines()) == 1

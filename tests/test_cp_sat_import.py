@@ -38,15 +38,15 @@ def test_with_pandas_imported_first_cp_model_keeps_it():
 
 
 def test_an_ortools_that_needs_pandas_as_it_loads_gets_the_ordinary_import():
-    # as though cp_model used a pandas name the placeholder lacks while it loads
+    # as though cp_model used, while it runs, a pandas name the placeholder lacks
     out = run_python(
         "import builtins, sys\n"
         "real = builtins.__import__\n"
         "def strict(name, globals=None, locals=None, fromlist=(), level=0):\n"
-        "    if name == 'ortools.sat.python' and 'cp_model' in (fromlist or ()):\n"
-        "        if 'pandas' in sys.modules:\n"
-        "            sys.modules['pandas'].DataFrame  # AttributeError on the placeholder\n"
-        "    return real(name, globals, locals, fromlist, level)\n"
+        "    module = real(name, globals, locals, fromlist, level)\n"
+        "    if name == 'pandas' and (globals or {}).get('__name__') == 'ortools.sat.python.cp_model':\n"
+        "        module.DataFrame  # AttributeError on the placeholder, inside cp_model\n"
+        "    return module\n"
         "builtins.__import__ = strict\n"
         "from optimizer.cp_sat import cp_model\n"
         "builtins.__import__ = real\n"
@@ -55,3 +55,22 @@ def test_an_ortools_that_needs_pandas_as_it_loads_gets_the_ordinary_import():
         "model = cp_model.CpModel(); x = model.new_int_var(0, 3, 'x'); model.maximize(x)\n"
         "solver = cp_model.CpSolver(); solver.solve(model); print(solver.value(x))\n")
     assert out.split() == ["True", "True", "3"]
+
+
+def test_with_another_thread_running_pandas_is_imported_the_ordinary_way():
+    # a thread importing pandas while cp_model loads must not get the placeholder
+    out = run_python(
+        "import sys, threading\n"
+        "stop = threading.Event()\n"
+        "seen = []\n"
+        "def watch():\n"
+        "    while not stop.is_set():\n"
+        "        if 'pandas' in sys.modules:\n"
+        "            import pandas  # waits for the import under way, if it is one\n"
+        "            seen.append(hasattr(pandas, 'DataFrame'))\n"
+        "            return\n"
+        "thread = threading.Thread(target=watch); thread.start()\n"
+        "from optimizer.cp_sat import cp_model\n"
+        "stop.set(); thread.join()\n"
+        "print(seen, type(cp_model.pd).__name__)\n")
+    assert out.split() == ["[True]", "module"]

@@ -15,18 +15,23 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
+from itertools import islice, product
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from boards import banding_boards, boards, examples
 from optimizer import Keyword, check, load_board, solve
 from optimizer.assignment import Assignment, Step
+from optimizer.bruteforce import player_options
 from optimizer.cli import main
 from optimizer.errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
                               NotSupportedError)
-from optimizer.rules import first_step
-from optimizer.schema import MAX_NUMBER
+from optimizer.rules import damage_steps, first_step, simplest_line
+from optimizer.schema import MAX_NUMBER, checked_board
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1094,16 +1099,77 @@ def test_a_board_of_the_wrong_python_types_is_an_error_naming_the_field_or_the_b
 
 
 def test_a_board_between_the_damage_steps_is_checked_and_solved_as_it_is() -> None:
-    data = base_board()
-    data["creatures"][1]["keywords"] = ["first strike"]
-    board = load_board(data)
-    outcome, later = first_step(board, (Assignment(Step.FIRST_STRIKE, "b1", "a1", 2),))
-    assert later is not None and later.first_strike_step_done and not later.loaded
+    # the first striker kills the planeswalker it attacks (704.5i): a state the input format refuses
+    board = load_board({"players": [{"id": "A"}, {"id": "B"}],
+                        "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": 2}],
+                        "creatures": [{"id": "f", "controller": "A", "power": 2, "toughness": 2,
+                                       "keywords": ["first strike"], "attacking": "pw"},
+                                      {"id": "r", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}]})
+    _, later = first_step(board, (Assignment(Step.FIRST_STRIKE, "f", "pw", 2),))
+    assert later is not None and later.first_strike_step_done and later.planeswalkers[0].loyalty == 0
+    assert later.loaded  # made by the rules layer from a checked board
     result = solve(later)
-    assert all(a.step is Step.REGULAR for a in result.assignments) and result.status == "optimal"
+    assert result.status == "optimal" and result.objective["player_damage"] == 3
+    assert [(a.source, a.target, a.amount) for a in result.assignments] == [("r", "B", 3)]
+    with pytest.raises(InvalidBoardError) as info:  # changed in Python: checked as the input format has it
+        solve(replace(later, active_player="A"))
+    assert info.value.field == "planeswalkers[0].loyalty"
+
+
+@settings(max_examples=examples(150))
+@given(board_json=st.one_of(boards(strikes=True), boards(pressure=True, strikes=True),
+                            boards(strikes=True, effects=True), banding_boards(both_sides=True)))
+def test_every_board_the_first_strike_step_leaves_is_accepted_by_solve_and_check(board_json: dict[str, Any]) -> None:
+    board = load_board(board_json)
+    if Step.FIRST_STRIKE not in damage_steps(board):
+        return
+    options = [list(islice(player_options(board, p, Step.FIRST_STRIKE, ()), 3)) for p in board.turn_order()]
+    for combo in islice(product(*options), 8):
+        _, later = first_step(board, tuple(a for part in combo for a in part))
+        if later is not None:
+            assert checked_board(later) is later
+            assert check(later, simplest_line(later)).legal
+
+
+def test_a_player_out_of_the_game_before_combat_damage_is_an_error_naming_it() -> None:
+    loaded = load_board(base_board())
+    board = replace(loaded, players=(loaded.players[0], replace(loaded.players[1], in_game=False)))
     with pytest.raises(InvalidBoardError) as info:
-        solve(replace(later, active_player="Z"))
-    assert info.value.field == "active_player"
+        solve(board)
+    assert info.value.field == "players[1].in_game" and "800.4a" in info.value.problem
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda c: replace(c, colors=frozenset({"purple"})), "creatures[0].colors[0]"),
+    (lambda c: replace(c, attacking=None, blocked=True), "creatures[0].blocked"),
+])
+def test_what_the_input_format_refuses_is_refused_in_a_board_built_in_python(change: Callable[[Any], Any],
+                                                                              field: str) -> None:
+    loaded = load_board(base_board())
+    board = replace(loaded, creatures=(change(loaded.creatures[0]),) + loaded.creatures[1:])
+    with pytest.raises(InvalidBoardError) as info:
+        solve(board)
+    assert info.value.field == field, info.value
+
+
+def test_a_color_spelled_as_json_may_spell_it_counts_in_a_board_built_in_python() -> None:
+    data = base_board()
+    data["players"][1]["protection_from"] = ["red"]
+    data["creatures"][1]["blocking"] = []
+    loaded = load_board(data)
+    red = replace(loaded, creatures=(replace(loaded.creatures[0], colors=frozenset({"Red"})),) + loaded.creatures[1:])
+    assert solve(red).outcome.players["B"].life == 20  # protection from red prevents it all (702.16e)
+    assert solve(loaded).outcome.players["B"].life == 16
+
+
+def test_an_effect_amount_the_input_format_has_no_place_for_is_refused() -> None:
+    data = base_board()
+    data["effects"] = [{"kind": "double", "sources": "all", "recipients": "all"}]
+    loaded = load_board(data)
+    board = replace(loaded, effects=(replace(loaded.effects[0], amount=5),))
+    with pytest.raises(InvalidBoardError) as info:
+        solve(board)
+    assert info.value.field.startswith("effects[0]"), info.value
 
 
 # --- Odd arguments of the Python API -----------------------------------------------------------------
