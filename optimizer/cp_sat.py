@@ -7,8 +7,8 @@ with a placeholder in its place (the module only names ``pandas.Index`` and ``pa
 type alias as it loads, which keeps naming the placeholder's class), and its ``pd`` is then a proxy
 that imports the real pandas on first use: every helper still works, and the process imports pandas
 only if one is called. The placeholder is gone from ``sys.modules`` once ``cp_model`` is imported.
-It is only put there while this is the process's one thread (the command line, a batch worker, a
-script): another thread importing pandas meanwhile would get it. Should an ortools release need
+It is only put there while no other thread runs but the signal watcher of :mod:`optimizer.interrupt`
+(the command line, a script): another thread importing pandas meanwhile would get it. Should an ortools release need
 more of pandas as it loads, the import is made again the ordinary way.
 """
 
@@ -19,6 +19,8 @@ import sys
 import threading
 import types
 from typing import Any
+
+from .interrupt import own_threads
 
 
 class _Placeholder:
@@ -35,12 +37,18 @@ class _LazyPandas:
 def _placeholder_pandas() -> types.ModuleType | None:
     """A placeholder for pandas in ``sys.modules``, unless pandas or ``cp_model`` is imported already
     or another thread runs (it could import pandas meanwhile)."""
-    if "pandas" in sys.modules or "ortools.sat.python.cp_model" in sys.modules or threading.active_count() != 1:
+    if "pandas" in sys.modules or "ortools.sat.python.cp_model" in sys.modules or _other_threads():
         return None
     placeholder = types.ModuleType("pandas", "a placeholder while ortools.sat.python.cp_model loads")
     placeholder.Index = placeholder.Series = _Placeholder  # type: ignore[attr-defined]
     sys.modules["pandas"] = placeholder
     return placeholder
+
+
+def _other_threads() -> bool:
+    """Whether a thread runs besides this one and the signal watcher (:mod:`optimizer.interrupt`)."""
+    quiet = {threading.current_thread(), *own_threads()}
+    return any(t not in quiet for t in threading.enumerate())
 
 
 _before = set(sys.modules)

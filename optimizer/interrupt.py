@@ -26,6 +26,7 @@ from typing import Any
 STOPPING_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 _running: set[Any] = set()
 _lock = threading.Lock()
+_threads: list[threading.Thread] = []
 _watching = False
 _received: list[int] = []
 """The stopping signals noted by the command line's handlers (:func:`note_signal`)."""
@@ -52,9 +53,16 @@ def stop_searches_on_signals() -> bool:
         os.close(read_end)
         os.close(write_end)
         return False
-    threading.Thread(target=_stop_on_signal, args=(read_end,), name="stop-searches", daemon=True).start()
+    watcher = threading.Thread(target=_stop_on_signal, args=(read_end,), name="stop-searches", daemon=True)
+    watcher.start()
+    _threads.append(watcher)
     _watching = True
     return True
+
+
+def own_threads() -> tuple[threading.Thread, ...]:
+    """The threads this module started (they import nothing)."""
+    return tuple(_threads)
 
 
 def _stop_on_signal(read_end: int) -> None:

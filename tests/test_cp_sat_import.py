@@ -74,3 +74,14 @@ def test_with_another_thread_running_pandas_is_imported_the_ordinary_way():
         "stop.set(); thread.join()\n"
         "print(seen, type(cp_model.pd).__name__)\n")
     assert out.split() == ["[True]", "module"]
+
+
+def test_the_command_line_imports_no_pandas_beside_its_signal_watcher():
+    # main() starts the thread that stops searches on Ctrl-C before it imports the solver
+    out = run_python(
+        "import contextlib, io, sys, threading\n"
+        "from optimizer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main(['solve', 'examples/cr-510-1c-elvish-regrower.json', '--format', 'json'])\n"
+        "print(code, 'pandas' in sys.modules, [t.name for t in threading.enumerate()][1:])\n")
+    assert out.split() == ["0", "False", "['stop-searches']"]
