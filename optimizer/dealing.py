@@ -13,7 +13,7 @@ Part of the rules layer: shares no code with the CP-SAT encoding.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from itertools import permutations, product
 from typing import Any, Iterable, Mapping
 
@@ -142,6 +142,8 @@ class DealtDamage:
 
     amounts: Mapping[tuple[ObjectId, ObjectId], int]
     shields_used: Mapping[int, int]
+    prevented: Mapping[tuple[ObjectId, ObjectId], tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    """What each shield on the damage prevented of it, per (source, target), in the order applied."""
 
 
 def deal(board: Board, assignments: Iterable[Assignment],
@@ -158,6 +160,7 @@ def deal(board: Board, assignments: Iterable[Assignment],
     remaining = {i: e.amount for i, e in enumerate(board.effects) if e.is_shield}
     passed: dict[int, list[bool]] = {i: [] for i in remaining}  # did each damage reaching it pass fully prevented?
     amounts: dict[tuple[ObjectId, ObjectId], int] = {}
+    prevented: dict[tuple[ObjectId, ObjectId], tuple[tuple[int, int], ...]] = {}
     for a in assignments:
         if a.amount <= 0:
             continue
@@ -172,6 +175,7 @@ def deal(board: Board, assignments: Iterable[Assignment],
             raise ValueError(f"dealing choice for {cell}: effects {order} do not match {fx.modifiers}")
         wanted = dict(choice.prevented) if choice is not None else {}
         d = a.amount
+        stopped: list[tuple[int, int]] = []
         for i in order:
             effect = board.effects[i]
             if effect.kind is EffectKind.DOUBLE:
@@ -183,14 +187,26 @@ def deal(board: Board, assignments: Iterable[Assignment],
                 if not 0 <= p <= min(d, remaining[i]):
                     raise ValueError(f"dealing choice for {cell}: shield {i} cannot prevent {p}")
                 passed[i].append(p == d)
+                stopped.append((i, p))
                 d -= p
                 remaining[i] -= p
         amounts[cell] = d
+        if stopped:
+            prevented[cell] = tuple(stopped)
     for i, left in remaining.items():
         if left > 0 and not all(passed[i]):
             raise ValueError(f"shield {i} let damage through while it could still prevent {left} (615.7)")
     used = {i: board.effects[i].amount - left for i, left in remaining.items()}  # type: ignore[operator]
-    return DealtDamage(amounts, used)
+    return DealtDamage(amounts, used, prevented)
+
+
+def with_prevented(board: Board, assignments: Iterable[Assignment],
+                   choices: Iterable[DealingChoice]) -> tuple[DealingChoice, ...]:
+    """One step's ``choices`` with ``prevented`` saying what each shield prevents of that damage
+    when the step's ``assignments`` are dealt with them on ``board`` (615.7)."""
+    choices = tuple(choices)
+    dealt = deal(board, assignments, {(c.source, c.target): c for c in choices})
+    return tuple(replace(c, prevented=dealt.prevented.get((c.source, c.target), ())) for c in choices)
 
 
 def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],

@@ -66,7 +66,7 @@ from .cp_sat import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Creature, Keyword, ObjectId
 from .check import check
-from .dealing import DealingChoice, cell_effects
+from .dealing import DealingChoice, cell_effects, with_prevented
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .interrupt import stoppable
@@ -632,8 +632,9 @@ class _Game:
         """The active side's second-step plans found while verifying first steps (refinement)."""
 
     def dealing(self, line: tuple[Assignment, ...]) -> tuple[DealingChoice, ...]:
-        """The affected players' order of the effects on each damage of ``line`` that has one (616.1);
-        in the regular step without the shields the first-strike step used up (615.7)."""
+        """The affected players' order of the effects on each damage of ``line`` that has one (616.1),
+        with what each shield prevents of it; in the regular step without the shields the first-strike
+        step used up (615.7)."""
         first: list[DealingChoice] = []
         regular: list[DealingChoice] = []
         for a in line:
@@ -641,12 +642,19 @@ class _Game:
             if order is not None:
                 (first if a.step is Step.FIRST_STRIKE else regular).append(
                     DealingChoice(a.step, a.source, a.target, order))
+        if first:  # what each shield prevents of the damage (615.7)
+            first = list(with_prevented(self.board, (a for a in line if a.step is Step.FIRST_STRIKE), first))
+        on = self.board
         if regular and self.probe.two_steps:
             later = first_step(self.board, line, tuple(first))[1]
             if later is not None:
+                on = later
                 kept = [(d, set(cell_effects(later, d.source, d.target).modifiers)) for d in regular]
                 regular = [replace(d, order=tuple(i for i in d.order if i in left)) for d, left in kept]
-        return tuple(first + [d for d in regular if d.order])
+        regular = [d for d in regular if d.order]
+        if regular:  # on the board the regular step begins with
+            regular = list(with_prevented(on, (a for a in line if a.step is Step.REGULAR), regular))
+        return tuple(first + regular)
 
     def _fresh_model(self) -> CombatModel:
         """A model to build in: the probe the first time, then new ones."""

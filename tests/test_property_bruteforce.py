@@ -48,6 +48,8 @@ def assert_matches_brute_force(board_json, objective, decider, searched_ok: bool
     verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, verdict.violations
     assert verdict.outcome == result.outcome
+    for choice in result.dealing:  # each reports what every shield in its order prevented (615.7)
+        assert [i for i, _ in choice.prevented] == [i for i in choice.order if board.effects[i].is_shield], choice
     return result
 
 
