@@ -246,7 +246,8 @@ class SolveResult:
     """``cp-sat``; ``forced`` when no player has a choice (the only legal line, no model built,
     :func:`~optimizer.rules.forced_line`); for a board the encoding does not model, ``exhaustive``
     (small boards) or ``stepwise`` (the first-strike step searched exhaustively, each regular step
-    solved on its own)."""
+    solved on its own); ``simplest`` under a time limit for a board too large for those searches
+    (:func:`~optimizer.rules.simplest_line`, not proven optimal)."""
     searched: int = field(default=0, repr=False, compare=False)
     """Lines the exhaustive searches reached (0 for ``cp-sat``): their work, as a count."""
 
@@ -336,8 +337,13 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
             reason = ("the active player's first-strike damage decides who divides damage in the regular "
                       "step (banding, 702.22k), and the objectives' ranges are too wide to combine")
     if reason is not None:
-        return _exhaustive(board, decider, names, reason, settings,
-                           None if time_limit is None else time.monotonic() + time_limit)
+        deadline = None if time_limit is None else time.monotonic() + time_limit
+        try:
+            return _exhaustive(board, decider, names, reason, settings, deadline)
+        except NotSupportedError as refusal:
+            if deadline is None:
+                raise
+            return _simplest(board, decider, names, refusal.problem)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     try:
         line, value, proven = game.solve()
@@ -372,8 +378,9 @@ def _after_empty_first_step(board: Board, decider: ObjectId, names: tuple[str, .
     return replace(result, outcome=outcome)
 
 
-_METHODS = ("forced", "cp-sat", "stepwise", "exhaustive")
-"""Solve methods from the least work to the most: a board split into parts reports its parts' last."""
+_METHODS = ("forced", "cp-sat", "stepwise", "exhaustive", "simplest")
+"""Solve methods from the least work to the most (and the fallback last): a board split into parts reports its
+parts' last."""
 
 
 def _solve_parts(board: Board, parts: list[Board], decider: ObjectId, names: tuple[str, ...],
@@ -419,6 +426,17 @@ def _forced(board: Board, decider: ObjectId, names: tuple[str, ...], line: tuple
     optimal for everyone, valued by the checker; no model is built."""
     outcome, values = _checked(board, line, (), decider, names, "the forced")
     return SolveResult("optimal", decider, values, line, outcome, board.warnings, (), "forced")
+
+
+def _simplest(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: str) -> SolveResult:
+    """Under a time limit, a board that neither the encoding nor the exhaustive search covers (the
+    ``refusal`` it would get without one): :func:`simplest_line`, legal on every board, valued by the
+    checker and not proven optimal, instead of no answer."""
+    line = simplest_line(board)
+    outcome, values = _checked(board, line, (), decider, names, "the simplest")
+    why = (f"{refusal}; under a time limit the simplest legal line is returned instead (every creature's "
+           "damage on its first recipient, 510.1a-c)")
+    return SolveResult("feasible", decider, values, line, outcome, board.warnings + (_unproven(why),), (), "simplest")
 
 
 def _unproven(reason: str) -> str:

@@ -726,11 +726,26 @@ def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     assert info.value.field == "board" and "banding" in info.value.problem
 
 
-def test_a_creature_with_too_many_splits_for_the_searches_is_refused_even_with_a_time_limit(monkeypatch):
+def assert_simplest_line_answers(board, result, refusal: str) -> None:
+    """A time-limited answer to a board the searches refuse: the simplest legal line, valued by the
+    checker, not proven optimal, the warning saying why."""
+    from optimizer import check
+    from optimizer.rules import simplest_line
+
+    assert (result.method, result.status) == ("simplest", "feasible")
+    assert result.assignments == simplest_line(board)
+    verdict = check(board, result.assignments, result.dealing)
+    assert verdict.legal and verdict.outcome == result.outcome
+    assert any(w.startswith("not proven optimal: ") and refusal in w and "simplest legal line" in w
+               for w in result.warnings), result.warnings
+
+
+def test_a_creature_with_too_many_splits_for_the_searches_is_refused_or_given_the_simplest_line(monkeypatch):
     """The same kind of board with 3,000-power first strikers: one creature's damage alone has
     4,504,502 ways to be divided among its three blockers (C(3002, 2) + 1 with assigning nothing).
     The searches would list them before any time limit could stop them, so the board is refused with
-    the creature named, and without listing the other side's first-step replies either."""
+    the creature named, and without listing the other side's first-step replies either; with a time
+    limit, the simplest legal line answers instead, not proven optimal."""
     from optimizer import NotSupportedError, bruteforce, solve
 
     attackers = [attacker(f"a{i}", 3000, 3000, "B", "first strike") for i in range(3)] + [attacker("a3", 5, 5, "B")]
@@ -739,8 +754,9 @@ def test_a_creature_with_too_many_splits_for_the_searches_is_refused_even_with_a
     board = make_board(*attackers, *blockers)
     monkeypatch.setattr(bruteforce, "creature_options", None)  # never listed
     with pytest.raises(NotSupportedError) as info:
-        solve(board, time_limit=0.5)
+        solve(board)
     assert "ways" in info.value.problem and "more than the exhaustive search lists" in info.value.problem
+    assert_simplest_line_answers(board, solve(board, time_limit=0.5), "more than the exhaustive search lists")
 
 
 def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
@@ -783,9 +799,11 @@ def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
     assert check(board, result.assignments, result.dealing).legal
 
 
-@pytest.mark.parametrize("time_limit", [None, 1.0])
-def test_boards_past_the_search_limit_are_refused_at_once(time_limit):
-    """Past 10^16 lines even listing one player's options can outlast a time limit: refused."""
+def test_boards_past_the_search_limit_are_refused_at_once_or_given_the_simplest_line():
+    """Past 10^16 lines even listing one player's options can outlast a time limit: refused at once,
+    or with a time limit answered at once with the simplest legal line, not proven optimal."""
+    import time
+
     from optimizer import NotSupportedError, solve
     from optimizer.bruteforce import count_leaves
     from optimizer.solver import SEARCH_LIMIT
@@ -793,5 +811,9 @@ def test_boards_past_the_search_limit_are_refused_at_once(time_limit):
     board = _data_board("search_limit_boards.json", "huge")
     assert count_leaves(board) > SEARCH_LIMIT
     with pytest.raises(NotSupportedError) as info:
-        solve(board, time_limit=time_limit)
+        solve(board)
     assert info.value.field == "board" and "too large" in info.value.problem
+    started = time.monotonic()
+    result = solve(board, time_limit=30)
+    assert time.monotonic() - started < 30  # not searched until the limit: nothing would finish
+    assert_simplest_line_answers(board, result, "too large")
