@@ -109,10 +109,19 @@ def result_text(request: dict[str, Any]) -> str:
     if command not in COMMANDS:
         raise InvalidRequestError("command", f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
     allowed = COMMANDS[command]
-    for key in request:
-        if key not in allowed:
-            raise InvalidRequestError(key_path("", key), f"unknown field for a {command} request; "
+    for name in request:
+        if name not in allowed:
+            raise InvalidRequestError(key_path("", name), f"unknown field for a {command} request; "
                                       f"expected {', '.join(allowed)}")
+    key = None
+    if command == "solve" and isinstance(request.get("board"), dict):
+        # keys in their given order: the result follows it (commander damage, warnings), so requests
+        # that differ only in key order must not share an answer
+        key = json.dumps([request["board"], request.get("player"), request.get("objective"),
+                          request.get("time_limit")])
+        cached = _CACHE.get(key)  # only valid requests are remembered: a repeated one is not read again
+        if cached is not None:
+            return cached
     board = _board(request)
     if command == "check":
         from .check import check
@@ -128,19 +137,13 @@ def result_text(request: dict[str, Any]) -> str:
     objective = request.get("objective")
     if objective is not None and not isinstance(objective, (str, list)):
         raise InvalidRequestError("objective", "expected a list of objective names, got " + json_type(objective))
-    # keys in their given order: the result follows it (commander damage, warnings), so requests that
-    # differ only in key order must not share an answer
-    key = json.dumps([request["board"], request.get("player"), objective, request.get("time_limit")])
-    cached = _CACHE.get(key)
-    if cached is None:
-        from .solver import solve
+    from .solver import solve
 
-        result = solve(board, player=request.get("player"), objective=objective,
-                       time_limit=request.get("time_limit"))
-        cached = encode(result.to_dict())
-        if result.status == "optimal":  # a time-limited answer may differ from run to run
-            _remember(key, cached)
-    return cached
+    result = solve(board, player=request.get("player"), objective=objective, time_limit=request.get("time_limit"))
+    text = encode(result.to_dict())
+    if result.status == "optimal" and key is not None:  # a time-limited answer may differ from run to run
+        _remember(key, text)
+    return text
 
 
 def _remember(key: str, text: str) -> None:

@@ -252,23 +252,27 @@ def test_batch_does_not_import_dask(tmp_path: Path) -> None:
 
 
 def test_a_repeated_request_is_answered_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    from optimizer import protocol, solver
+    from optimizer import protocol, schema, solver
 
-    calls = []
-    real = solver.solve
+    calls: list[str] = []
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
+    def counting(name: str, real: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real(*args, **kwargs)
+        return counted
 
-    monkeypatch.setattr("optimizer.solver.solve", counting)
+    monkeypatch.setattr("optimizer.solver.solve", counting("solve", solver.solve))
+    monkeypatch.setattr("optimizer.schema.load_board", counting("load", schema.load_board))
     monkeypatch.setattr("optimizer.protocol._CACHE", {})
     monkeypatch.setattr("optimizer.protocol._cache_chars", 0)
     first = protocol.respond(encode({"id": 1, "board": REGROWER}))
     first["result"]["objective"]["lethal"] = -99  # the caller's copy, not the cache
     second = protocol.respond(encode({"id": 2, "board": REGROWER}))
-    assert len(calls) == 1
+    assert calls == ["load", "solve"]  # the repeated request is neither read nor solved again
     assert second["id"] == 2 and second["result"]["objective"]["lethal"] == 0
+    check_request = {"id": 3, "command": "check", "board": REGROWER, "assignments": []}
+    assert "legal" in protocol.respond(encode(check_request))["result"]  # a check is never a cached solve
 
 
 def test_requests_that_differ_only_in_key_order_get_their_own_answers(
