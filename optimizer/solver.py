@@ -68,7 +68,7 @@ from .board import Board, Creature, Keyword, ObjectId
 from .check import check
 from .dealing import DealingChoice, cell_effects, with_prevented
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
-from .errors import InvalidAssignmentError, InvalidRequestError, NotSupportedError
+from .errors import InputError, InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .interrupt import stoppable
 from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player
 from .parts import independent_parts
@@ -246,8 +246,8 @@ class SolveResult:
     """``cp-sat``; ``forced`` when no player has a choice (the only legal line, no model built,
     :func:`~optimizer.rules.forced_line`); for a board the encoding does not model, ``exhaustive``
     (small boards) or ``stepwise`` (the first-strike step searched exhaustively, each regular step
-    solved on its own); ``simplest`` under a time limit for a board too large for those searches
-    (:func:`~optimizer.rules.simplest_line`, not proven optimal)."""
+    solved on its own); ``fallback`` under a time limit for a board too large for those searches (a
+    legal line, not proven optimal: see :func:`_fallback`)."""
     searched: int = field(default=0, repr=False, compare=False)
     """Lines the exhaustive searches reached (0 for ``cp-sat``): their work, as a count."""
 
@@ -343,7 +343,7 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
         except NotSupportedError as refusal:
             if deadline is None:
                 raise
-            return _simplest(board, decider, names, refusal.problem)
+            return _fallback(board, decider, names, refusal.problem, deadline, settings, max_combined_range)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     try:
         line, value, proven = game.solve()
@@ -378,7 +378,7 @@ def _after_empty_first_step(board: Board, decider: ObjectId, names: tuple[str, .
     return replace(result, outcome=outcome)
 
 
-_METHODS = ("forced", "cp-sat", "stepwise", "exhaustive", "simplest")
+_METHODS = ("forced", "cp-sat", "stepwise", "exhaustive", "fallback")
 """Solve methods from the least work to the most (and the fallback last): a board split into parts reports its
 parts' last."""
 
@@ -428,15 +428,41 @@ def _forced(board: Board, decider: ObjectId, names: tuple[str, ...], line: tuple
     return SolveResult("optimal", decider, values, line, outcome, board.warnings, (), "forced")
 
 
-def _simplest(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: str) -> SolveResult:
+def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: str, deadline: float,
+              settings: SolverSettings, max_combined_range: int) -> SolveResult:
     """Under a time limit, a board that neither the encoding nor the exhaustive search covers (the
-    ``refusal`` it would get without one): :func:`simplest_line`, legal on every board, valued by the
-    checker and not proven optimal, instead of no answer."""
-    line = simplest_line(board)
-    outcome, values = _checked(board, line, (), decider, names, "the simplest")
-    why = (f"{refusal}; under a time limit the simplest legal line is returned instead (every creature's "
-           "damage on its first recipient, 510.1a-c)")
-    return SolveResult("feasible", decider, values, line, outcome, board.warnings + (_unproven(why),), (), "simplest")
+    ``refusal`` it would get without one): a legal line instead of no answer, not proven optimal,
+    valued by the checker. The better for the decider of :func:`simplest_line` (legal on every board)
+    and, on a board with banding (702.22j-k, what such refusals mostly come from), the solver's line
+    for the same board without banding, in the time left, when the checker finds it legal here too."""
+    candidates = [(simplest_line(board), (), "the simplest legal line (every creature's damage on its first "
+                   "recipient, 510.1a-c)")]
+    left = deadline - time.monotonic()
+    if left > 0.001 and any(Keyword.BANDING in c.keywords for c in board.combatants):
+        unbanded = replace(board, creatures=tuple(replace(c, keywords=c.keywords - {Keyword.BANDING})
+                                                  if Keyword.BANDING in c.keywords else c for c in board.creatures))
+        try:
+            relaxed = _solve(unbanded, decider, names, left, settings, max_combined_range)
+            candidates.append((relaxed.assignments, relaxed.dealing, "the best line found for the board without "
+                               "banding, which is legal on this one"))
+        except (InputError, SolverError):
+            pass
+    best = None
+    for line, dealing, how in candidates:
+        try:
+            verdict = check(board, line, dealing)
+        except InvalidAssignmentError:  # dealing choices that do not fit this board's damage
+            continue
+        if not verdict.legal or verdict.outcome is None:
+            continue
+        values = objective_values(board, verdict.outcome, decider, names)
+        if best is None or tuple(values[n] for n in names) > tuple(best[2][n] for n in names):
+            best = (line, dealing, values, verdict.outcome, how)
+    assert best is not None, "the simplest line is legal on every board"
+    line, dealing, values, outcome, how = best
+    why = f"{refusal}; under a time limit, {how}, is returned instead"
+    return SolveResult("feasible", decider, values, line, outcome, board.warnings + (_unproven(why),), dealing,
+                       "fallback")
 
 
 def _unproven(reason: str) -> str:

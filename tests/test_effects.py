@@ -726,21 +726,25 @@ def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     assert info.value.field == "board" and "banding" in info.value.problem
 
 
-def assert_simplest_line_answers(board, result, refusal: str) -> None:
-    """A time-limited answer to a board the searches refuse: the simplest legal line, valued by the
-    checker, not proven optimal, the warning saying why."""
+def assert_fallback_answers(board, result, refusal: str) -> None:
+    """A time-limited answer to a board the searches refuse: a legal line, valued by the checker, not
+    proven optimal, the warning saying why; at least as good for the decider as the simplest line."""
     from optimizer import check
+    from optimizer.objectives import objective_values
     from optimizer.rules import simplest_line
 
-    assert (result.method, result.status) == ("simplest", "feasible")
-    assert result.assignments == simplest_line(board)
+    assert (result.method, result.status) == ("fallback", "feasible")
+    names = list(result.objective)
     verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal and verdict.outcome == result.outcome
-    assert any(w.startswith("not proven optimal: ") and refusal in w and "simplest legal line" in w
+    assert objective_values(board, verdict.outcome, result.player, names) == result.objective
+    simplest = objective_values(board, check(board, simplest_line(board)).outcome, result.player, names)
+    assert [result.objective[n] for n in names] >= [simplest[n] for n in names]
+    assert any(w.startswith("not proven optimal: ") and refusal in w and "is returned instead" in w
                for w in result.warnings), result.warnings
 
 
-def test_a_creature_with_too_many_splits_for_the_searches_is_refused_or_given_the_simplest_line(monkeypatch):
+def test_a_creature_with_too_many_splits_for_the_searches_is_refused_or_given_a_fallback_line(monkeypatch):
     """The same kind of board with 3,000-power first strikers: one creature's damage alone has
     4,504,502 ways to be divided among its three blockers (C(3002, 2) + 1 with assigning nothing).
     The searches would list them before any time limit could stop them, so the board is refused with
@@ -756,7 +760,7 @@ def test_a_creature_with_too_many_splits_for_the_searches_is_refused_or_given_th
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert "ways" in info.value.problem and "more than the exhaustive search lists" in info.value.problem
-    assert_simplest_line_answers(board, solve(board, time_limit=0.5), "more than the exhaustive search lists")
+    assert_fallback_answers(board, solve(board, time_limit=0.5), "more than the exhaustive search lists")
 
 
 def test_board_too_large_for_the_searches_is_searched_until_the_time_limit():
@@ -799,9 +803,9 @@ def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
     assert check(board, result.assignments, result.dealing).legal
 
 
-def test_boards_past_the_search_limit_are_refused_at_once_or_given_the_simplest_line():
+def test_boards_past_the_search_limit_are_refused_at_once_or_given_a_fallback_line():
     """Past 10^16 lines even listing one player's options can outlast a time limit: refused at once,
-    or with a time limit answered at once with the simplest legal line, not proven optimal."""
+    or with a time limit answered within it with a legal line, not proven optimal."""
     import time
 
     from optimizer import NotSupportedError, solve
@@ -815,5 +819,26 @@ def test_boards_past_the_search_limit_are_refused_at_once_or_given_the_simplest_
     assert info.value.field == "board" and "too large" in info.value.problem
     started = time.monotonic()
     result = solve(board, time_limit=30)
-    assert time.monotonic() - started < 30  # not searched until the limit: nothing would finish
-    assert_simplest_line_answers(board, result, "too large")
+    assert time.monotonic() - started < 30  # not searched until the limit: no search would finish
+    assert_fallback_answers(board, result, "too large")
+
+
+def test_a_fallback_line_is_the_better_of_the_simplest_and_the_board_without_banding(monkeypatch):
+    """As though the board were refused (the encoding's reason and tiny search limits stand in for a
+    large board): with a time limit, the line found for the board without banding answers where the
+    checker finds it legal and better. The banding attacker divides its own damage (702.22k gives the
+    active player only its blockers'), so its two kills are legal; the simplest line has one."""
+    from optimizer import solve
+    from optimizer import solver as solver_module
+    from optimizer.encode import CombatModel
+
+    board = make_board(attacker("lion", 4, 4, "B", "banding"), blocker("b1", 1, 1, "lion"),
+                       blocker("b2", 3, 3, "lion"))
+    monkeypatch.setattr(CombatModel, "unsupported", lambda self: "a stand-in reason" if any(
+        "banding" in {k.value for k in c.keywords} for c in self.board.creatures) else None)
+    for limit in ("EXHAUSTIVE_LIMIT", "FIRST_STEP_LIMIT", "SEARCH_LIMIT"):
+        monkeypatch.setattr(solver_module, limit, 0)
+    result = solve(board, objective=["kills"], time_limit=5)
+    assert_fallback_answers(board, result, "a stand-in reason")
+    assert result.objective["kills"] == 2
+    assert any("the best line found for the board without banding" in w for w in result.warnings)
