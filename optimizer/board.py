@@ -363,6 +363,8 @@ class Board:
                 entry["attacking"] = c.attacking
             if c.blocked and (c.attacking is None or not self.blockers_of(c.id)):
                 entry["blocked"] = True  # for an attacker whose blockers are gone (509.1h)
+            elif not c.blocked and c.attacking is not None and self.blockers_of(c.id):
+                entry["blocked"] = False  # contradicts its blockers: loading names it (509.1h)
             if c.blocking:
                 entry["blocking"] = list(c.blocking)
             if c.commander:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Union
@@ -196,28 +197,124 @@ def load_board(source: str | Path | dict[str, Any]) -> Board:
 def checked_board(board: Board) -> Board:
     """``board`` if :func:`load_board` made it; a board built in Python is written out in the input
     format and read back, so that it meets every check a board read from JSON meets (the error names
-    the field as in :meth:`Board.to_dict`). The rules layer's boards between the damage steps
-    (:func:`~optimizer.rules.first_step`) are checked if the board they come from is; another board
-    with ``first_strike_step_done``, which the input format does not hold, is checked as that format
-    has it (so none of its players may have lost yet), and returned as it is."""
+    the field as in :meth:`Board.to_dict`), and the copy read back is what is solved. The rules
+    layer's boards between the damage steps (:func:`~optimizer.rules.first_step`) are checked if the
+    board they come from is; another board with ``first_strike_step_done`` is checked the same way,
+    with what that step may leave behind that the input format does not hold: players who lost
+    (800.4a), planeswalkers and battles at 0 that left combat (704.5i, 704.5v, 506.4c), effects
+    naming objects that are gone and used-up shields (615.7); its warnings are kept as they are."""
     if not isinstance(board, Board):
         raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
                                 f"{type(board).__name__}")
     if board.loaded:
         return board
+    between = board.first_strike_step_done is True
     for i, p in enumerate(board.players):
-        if not board.first_strike_step_done and getattr(p, "in_game", True) is not True:
+        if not between and getattr(p, "in_game", True) is not True:
             raise InvalidBoardError(f"players[{i}].in_game", "a player who left the game takes no part in its "
                                     "combats (800.4a): leave the player out of the board")
     try:
         data = board.to_dict()
     except Exception as exc:  # noqa: BLE001 - fields of the wrong Python types
         raise InvalidBoardError("board", f"not a well-formed Board: {type(exc).__name__}: {exc}"[:300]) from None
+    if not between:
+        return load_board(data)
+    return _between_steps(board, data)
+
+
+def _short_of(value: Any, low: int | None, high: int | None) -> Any:
+    """An integer ``value`` brought within ``low``..``high``; any other value as it is (to be named)."""
+    if type(value) is not int:
+        return value
+    return max(value, low) if low is not None else min(value, high)  # type: ignore[type-var]
+
+
+def _effects_left(entries: list[Any], on_board: set[Any]) -> tuple[Any, list[Any]]:
+    """The effects of a board between the damage steps to read back, without the ids of objects that
+    are gone (704.5f-g, 800.4a), without effects left with nothing to apply to, and with used-up
+    shields (615.7) at 1; and a function that puts what was left out back, in the board's order."""
+    read: list[Any] = []
+    kept: list[tuple[int | None, frozenset[Any], frozenset[Any], bool]] = []
+    for entry in entries:
+        gone = {}
+        for end in ("sources", "recipients"):
+            ids = entry[end]
+            if isinstance(ids, list):
+                gone[end] = frozenset(i for i in ids if isinstance(i, str) and i not in on_board)
+                entry[end] = [i for i in ids if i not in gone[end]]
+        if any(isinstance(entry[end], list) and not entry[end] for end in ("sources", "recipients")):
+            kept.append((None, frozenset(), frozenset(), False))  # applies to nothing left: as it was
+            continue
+        used_up = entry["kind"] == "prevent" and type(entry.get("amount")) is int and entry["amount"] == 0
+        if used_up:
+            entry["amount"] = 1
+        kept.append((len(read), gone.get("sources", frozenset()), gone.get("recipients", frozenset()), used_up))
+        read.append(entry)
+
+    def effects(loaded: tuple[Effect, ...], given: tuple[Effect, ...]) -> Any:
+        for original, (k, gone_sources, gone_recipients, used_up) in zip(given, kept):
+            if k is None:
+                yield original
+                continue
+            effect = loaded[k]
+            yield replace(effect, amount=0 if used_up else effect.amount,
+                          sources=_with_ids(effect.sources, gone_sources),
+                          recipients=_with_ids(effect.recipients, gone_recipients))
+    return effects, read
+
+
+def _with_ids(selector: Selector, ids: frozenset[Any]) -> Selector:
+    return replace(selector, ids=selector.ids | ids) if ids and selector.ids is not None else selector
+
+
+def _between_steps(board: Board, data: dict[str, Any]) -> Board:
+    """The read-back copy of a board between the damage steps (510.4) built in Python."""
+    gone = {}  # planeswalkers and battles at 0 that left combat: read back at 1, then set to 0 again
+    for group, count in (("planeswalkers", "loyalty"), ("battles", "defense")):
+        for entry in data[group]:
+            if entry.get("removed_from_combat") is True and type(entry[count]) is int and entry[count] == 0:
+                entry[count] = 1
+                gone[entry["id"]] = 0
+    lost = {}  # players who lost: read back short of losing (704.5a-c, 903.10a), then as they were
+    for i, p in enumerate(board.players):
+        if not isinstance(p.in_game, bool):
+            raise InvalidBoardError(f"players[{i}].in_game", f"expected true or false, got {p.in_game!r}")
+        if not p.in_game:
+            entry = data["players"][i]
+            lost[p.id] = {k: entry[k] for k in ("life", "poison", "commander_damage")}
+            entry["life"] = _short_of(entry["life"], 1, None)
+            entry["poison"] = _short_of(entry["poison"], None, 9)
+            entry["commander_damage"] = {k: _short_of(v, None, 20) for k, v in entry["commander_damage"].items()}
+    on_board = {o["id"] for group in ("players", "planeswalkers", "battles", "creatures") for o in data[group]}
+    effects, read = _effects_left(data.get("effects", []), on_board)
+    data["effects"] = read
     loaded = load_board(data)
-    if not board.first_strike_step_done:
-        return loaded
-    object.__setattr__(board, "loaded", True)
-    return board
+    in_game = {p.id: p.in_game for p in board.players}
+    if sum(in_game.values()) < 2:
+        raise InvalidBoardError("players", "at most one player is left in the game: the game is over "
+                                "(104.2a) and there is no regular combat damage step")
+    for group, items in (("creatures", loaded.creatures), ("planeswalkers", loaded.planeswalkers),
+                         ("battles", loaded.battles)):
+        for i, obj in enumerate(items):
+            if in_game[obj.controller]:
+                continue
+            if group == "creatures":
+                raise InvalidBoardError(f"creatures[{i}].controller", f"{obj.controller!r} has left the game, "
+                                        "and the objects they control left with them (800.4a)")
+            if not obj.removed_from_combat:
+                raise InvalidBoardError(f"{group}[{i}].removed_from_combat", f"false, but its controller "
+                                        f"{obj.controller!r} has left the game (800.4a)")
+    players = tuple(p if in_game[p.id] else replace(p, in_game=False, life=lost[p.id]["life"],
+                                                    poison=lost[p.id]["poison"],
+                                                    commander_damage=MappingProxyType(lost[p.id]["commander_damage"]))
+                    for p in loaded.players)
+    planeswalkers = tuple(replace(w, loyalty=0) if w.id in gone else w for w in loaded.planeswalkers)
+    battles = tuple(replace(b, defense=0) if b.id in gone else b for b in loaded.battles)
+    later = replace(loaded, players=players, planeswalkers=planeswalkers, battles=battles,
+                    effects=tuple(effects(loaded.effects, board.effects)), warnings=board.warnings,
+                    first_strike_step_done=True)  # the warnings of the board the first step was on
+    object.__setattr__(later, "loaded", True)
+    return later
 
 
 _UNION_TAGS = {"literal['all']": str, "list[constrained-str]": list, "_ControllerIn": dict}

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from boards import banding_boards, boards, examples
 from optimizer import Keyword, check, load_board, solve
+from optimizer.board import Board, Creature, Planeswalker
 from optimizer.assignment import Assignment, Step
 from optimizer.bruteforce import player_options
 from optimizer.cli import main
@@ -1111,9 +1112,69 @@ def test_a_board_between_the_damage_steps_is_checked_and_solved_as_it_is() -> No
     result = solve(later)
     assert result.status == "optimal" and result.objective["player_damage"] == 3
     assert [(a.source, a.target, a.amount) for a in result.assignments] == [("r", "B", 3)]
-    with pytest.raises(InvalidBoardError) as info:  # changed in Python: checked as the input format has it
-        solve(replace(later, active_player="A"))
-    assert info.value.field == "planeswalkers[0].loyalty"
+    rebuilt = replace(later)  # built in Python: read back with the planeswalker at 0 out of combat (704.5i)
+    assert not rebuilt.loaded and checked_board(rebuilt) == later
+    assert solve(rebuilt) == result
+    still_in = replace(later, planeswalkers=(replace(later.planeswalkers[0], removed_from_combat=False),))
+    with pytest.raises(InvalidBoardError) as info:  # at 0 and still in combat: the input format refuses it
+        solve(still_in)
+    assert info.value.field == "planeswalkers[0].loyalty" and "704.5i" in info.value.problem
+
+
+def _between_steps_board(colors: list[str] | None = None, protection: list[str] | None = None) -> Board:
+    """After the first-strike step: fs dealt B 1; a1 (5/5) is blocked by b1 (1/1) and deals damage now."""
+    board = load_board({"players": [{"id": "A"}, {"id": "B"}, {"id": "C", "life": 1}],
+                        "creatures": [{"id": "fs", "controller": "A", "power": 1, "toughness": 1,
+                                       "keywords": ["first strike"], "attacking": "C"},
+                                      {"id": "a1", "controller": "A", "power": 5, "toughness": 5, "attacking": "B",
+                                       **({"colors": colors} if colors else {})},
+                                      {"id": "b1", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1"],
+                                       **({"protection_from": protection} if protection else {})},
+                                      {"id": "c1", "controller": "C", "power": 2, "toughness": 2}]})
+    _, later = first_step(board, (Assignment(Step.FIRST_STRIKE, "fs", "C", 1),))
+    assert later is not None and later.first_strike_step_done
+    assert [p.in_game for p in later.players] == [True, True, False]  # C lost; c1 left with C (800.4a)
+    assert [c.id for c in later.creatures] == ["fs", "a1", "b1"]
+    return later
+
+
+def _with_creature(board: Board, creature_id: str, **changes: Any) -> Board:
+    return replace(board, creatures=tuple(replace(c, **changes) if c.id == creature_id else c
+                                          for c in board.creatures))
+
+
+def test_a_board_between_the_damage_steps_changed_in_python_is_solved_as_read_back() -> None:
+    later = _between_steps_board()
+    assert checked_board(replace(later)) == later
+    with pytest.raises(InvalidBoardError) as info:  # unblocked, though b1 blocks it
+        solve(_with_creature(later, "a1", blocked=False))
+    assert info.value.field == "creatures[1].blocked" and "509.1h" in info.value.problem
+    # a color spelled as JSON may spell it counts: b1's protection from red prevents a1's damage (702.16e)
+    shielded = _between_steps_board(colors=["red"], protection=["red"])
+    respelled = _with_creature(shielded, "a1", colors=frozenset({"Red"}))
+    assert solve(respelled) == solve(shielded)
+    assert "b1" not in solve(respelled).outcome.destroyed
+    assert "b1" in solve(_with_creature(shielded, "a1", colors=frozenset())).outcome.destroyed
+
+
+def test_a_board_between_the_damage_steps_keeps_what_leaving_the_game_took_away() -> None:
+    later = _between_steps_board()
+    c1 = Creature("c1", "C", 2, 2)  # out of combat, but it left the game with C all the same
+    for board, field in [(replace(later, creatures=later.creatures + (c1,)), "creatures[3].controller"),
+                         (replace(later, players=(later.players[0], replace(later.players[1], in_game=False),
+                                                  later.players[2]), creatures=later.creatures[:2]), "players")]:
+        for call in (lambda: solve(board), lambda: check(board, ())):
+            with pytest.raises(InvalidBoardError) as info:
+                call()
+            assert info.value.field == field, info.value
+            assert ("800.4a" if field != "players" else "104.2a") in info.value.problem
+    walker = Planeswalker("w", "C", 3)
+    with pytest.raises(InvalidBoardError) as info:
+        solve(replace(later, planeswalkers=(walker,)))
+    assert info.value.field == "planeswalkers[0].removed_from_combat" and "800.4a" in info.value.problem
+    kept = solve(replace(later, planeswalkers=(replace(walker, removed_from_combat=True),)))
+    assert (kept.assignments, kept.objective) == (solve(later).assignments, solve(later).objective)
+    assert kept.outcome.planeswalkers["w"] == 3  # out of combat: dealt no damage
 
 
 @settings(max_examples=examples(150))
@@ -1128,6 +1189,7 @@ def test_every_board_the_first_strike_step_leaves_is_accepted_by_solve_and_check
         _, later = first_step(board, tuple(a for part in combo for a in part))
         if later is not None:
             assert checked_board(later) is later
+            assert checked_board(replace(later)) == later  # the same board built in Python reads back equal
             assert check(later, simplest_line(later)).legal
 
 
