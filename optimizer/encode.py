@@ -1607,7 +1607,9 @@ class _State:
         cm = self.cm
         p = cm.board.player(q)
         reasons = [_at_least(cm, loss - self.life_gained(q, second, coupled_gain, cells), p.life),
-                   _at_least(cm, poison, 10 - p.poison)]
+                   _at_least(cm, poison, 10 - p.poison),
+                   int(any(n >= 21 for n in p.commander_damage.values()))]  # lost in the first step,
+        # to a commander that may have died in it (a board between the damage steps, 510.4)
         for s in cm.combatants:
             if s.commander:
                 me = frozenset((s.id,))

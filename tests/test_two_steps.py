@@ -512,6 +512,34 @@ def test_704_5a_multiplayer_second_step_still_happens_for_other_players() -> Non
     assert ("regular", "dc", "C", 2) in line(result)
 
 
+def test_704_6c_a_player_lost_to_a_commander_that_died_in_step_one_has_lost_on_the_board_between_steps() -> None:
+    """704.6c, 800.4a, 510.4: three players. A's commander a1 (3/1 first strike, trample) is blocked by
+    C's c1 (1/1 first strike): 1 to c1, 2 to C (19 + 2 = 21, C loses) while c1 kills a1. On the board
+    for the regular step, C is out of the game with 21 from a commander no longer there; a2 (4/4
+    trample, its damage doubled) against B's 2/2 must still count C among the players who lost, as
+    the checker does: lethal 1, and 2 (doubled to 4) past the blocker."""
+    from optimizer import check, solve
+    from optimizer.assignment import Assignment, Step
+    from optimizer.rules import first_step
+
+    board = make_board(
+        attacker("a1", 3, 1, "C", "first strike", "trample", commander=True),
+        blocker("c1", 1, 1, "a1", "first strike", controller="C"),
+        attacker("a2", 4, 4, "B", "trample"), blocker("b1", 2, 2, "a2"),
+        players=[player("A"), player("B"), player("C", commander_damage={"a1": 19})],
+        effects=[{"kind": "double", "sources": ["a2"]}])
+    step = Step.FIRST_STRIKE
+    _, later = first_step(board, (Assignment(step, "a1", "c1", 1), Assignment(step, "a1", "C", 2),
+                                  Assignment(step, "c1", "a1", 1)))
+    assert later is not None and [p.in_game for p in later.players] == [True, True, False]
+    assert [c.id for c in later.creatures] == ["a2", "b1"]
+    result = solve(later, objective=["lethal", "player_damage"])
+    assert result.status == "optimal" and result.objective == {"lethal": 1, "player_damage": 4}
+    assert {(a.source, a.target, a.amount) for a in result.assignments if a.source == "a2"} == {("a2", "b1", 2),
+                                                                                              ("a2", "B", 2)}
+    assert check(later, result.assignments).legal
+
+
 # =============================================================================================
 # 510.1, 510.4: worst-case replies of the other players, in both steps
 # =============================================================================================
