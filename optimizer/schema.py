@@ -202,13 +202,17 @@ def checked_board(board: Board) -> Board:
     board they come from is; another board with ``first_strike_step_done`` is checked the same way,
     with what that step may leave behind that the input format does not hold: players who lost
     (800.4a), planeswalkers and battles at 0 that left combat (704.5i, 704.5v, 506.4c), effects
-    naming objects that are gone and used-up shields (615.7); its warnings are kept as they are."""
+    naming objects that are gone (any id not on the board is taken for one) and used-up shields
+    (615.7); its warnings are kept as they are."""
     if not isinstance(board, Board):
         raise InvalidBoardError("board", f"expected a Board (optimizer.load_board reads one), got "
                                 f"{type(board).__name__}")
     if board.loaded:
         return board
-    between = board.first_strike_step_done is True
+    if not isinstance(board.first_strike_step_done, bool):
+        raise InvalidBoardError("first_strike_step_done", f"expected True or False, got "
+                                f"{board.first_strike_step_done!r}"[:300])
+    between = board.first_strike_step_done
     for i, p in enumerate(board.players):
         if not between and getattr(p, "in_game", True) is not True:
             raise InvalidBoardError(f"players[{i}].in_game", "a player who left the game takes no part in its "
@@ -217,102 +221,84 @@ def checked_board(board: Board) -> Board:
         data = board.to_dict()
     except Exception as exc:  # noqa: BLE001 - fields of the wrong Python types
         raise InvalidBoardError("board", f"not a well-formed Board: {type(exc).__name__}: {exc}"[:300]) from None
+    for i, effect in enumerate(board.effects or ()):
+        for end in ("sources", "recipients"):
+            ids = getattr(effect, end).ids
+            if ids is not None and not isinstance(ids, (frozenset, set)):  # a string would read as its letters
+                raise InvalidBoardError(f"effects[{i}].{end}", f"expected a frozenset of ids, got {ids!r}"[:300])
     if not between:
         return load_board(data)
     return _between_steps(board, data)
 
 
-def _short_of(value: Any, low: int | None, high: int | None) -> Any:
-    """An integer ``value`` brought within ``low``..``high``; any other value as it is (to be named)."""
-    if type(value) is not int:
-        return value
-    return max(value, low) if low is not None else min(value, high)  # type: ignore[type-var]
-
-
-def _effects_left(entries: list[Any], on_board: set[Any]) -> tuple[Any, list[Any]]:
-    """The effects of a board between the damage steps to read back, without the ids of objects that
-    are gone (704.5f-g, 800.4a), without effects left with nothing to apply to, and with used-up
-    shields (615.7) at 1; and a function that puts what was left out back, in the board's order."""
-    read: list[Any] = []
-    kept: list[tuple[int | None, frozenset[Any], frozenset[Any], bool]] = []
-    for entry in entries:
-        gone = {}
-        for end in ("sources", "recipients"):
-            ids = entry[end]
-            if isinstance(ids, list):
-                gone[end] = frozenset(i for i in ids if isinstance(i, str) and i not in on_board)
-                entry[end] = [i for i in ids if i not in gone[end]]
-        if any(isinstance(entry[end], list) and not entry[end] for end in ("sources", "recipients")):
-            kept.append((None, frozenset(), frozenset(), False))  # applies to nothing left: as it was
-            continue
-        used_up = entry["kind"] == "prevent" and type(entry.get("amount")) is int and entry["amount"] == 0
-        if used_up:
-            entry["amount"] = 1
-        kept.append((len(read), gone.get("sources", frozenset()), gone.get("recipients", frozenset()), used_up))
-        read.append(entry)
-
-    def effects(loaded: tuple[Effect, ...], given: tuple[Effect, ...]) -> Any:
-        for original, (k, gone_sources, gone_recipients, used_up) in zip(given, kept):
-            if k is None:
-                yield original
-                continue
-            effect = loaded[k]
-            yield replace(effect, amount=0 if used_up else effect.amount,
-                          sources=_with_ids(effect.sources, gone_sources),
-                          recipients=_with_ids(effect.recipients, gone_recipients))
-    return effects, read
-
-
-def _with_ids(selector: Selector, ids: frozenset[Any]) -> Selector:
-    return replace(selector, ids=selector.ids | ids) if ids and selector.ids is not None else selector
+def _short_of(value: Any, losing: range, kept: int) -> Any:
+    """``kept`` for an integer ``value`` in ``losing``; any other value as it is (to be named)."""
+    return kept if type(value) is int and value in losing else value
 
 
 def _between_steps(board: Board, data: dict[str, Any]) -> Board:
-    """The read-back copy of a board between the damage steps (510.4) built in Python."""
-    gone = {}  # planeswalkers and battles at 0 that left combat: read back at 1, then set to 0 again
+    """The read-back copy of a board between the damage steps (510.4) built in Python: ``data``
+    (its :meth:`Board.to_dict`) is read with the states that step leaves set back to ones the input
+    format holds, and the copy gets them again."""
+    if not (isinstance(board.warnings, tuple) and all(isinstance(w, str) for w in board.warnings)):
+        raise InvalidBoardError("warnings", f"expected a tuple of strings, got {board.warnings!r}"[:300])
+    lost: dict[Any, dict[str, Any]] = {}  # players who lost: read short of losing (704.5a-c, 704.6c)
+    for i, p in enumerate(board.players):
+        if not isinstance(p.in_game, bool):
+            raise InvalidBoardError(f"players[{i}].in_game", f"expected True or False, got {p.in_game!r}")
+        if not p.in_game and isinstance(p.id, str):  # (another id is named as loading names it)
+            entry = data["players"][i]
+            lost[p.id] = {k: entry[k] for k in ("life", "poison", "commander_damage")}
+            entry["life"] = _short_of(entry["life"], range(-MAX_NUMBER, 1), 1)
+            entry["poison"] = _short_of(entry["poison"], range(10, MAX_NUMBER + 1), 9)
+            entry["commander_damage"] = {k: _short_of(v, range(21, MAX_NUMBER + 1), 20)
+                                         for k, v in entry["commander_damage"].items()}
+    if len(board.players) - len(lost) < 2:
+        raise InvalidBoardError("players", "at most one player is left in the game: the game is over "
+                                "(104.2a) and there is no regular combat damage step")
+    for group in ("creatures", "planeswalkers", "battles"):
+        for i, entry in enumerate(data[group]):
+            owner = entry["controller"]
+            if not isinstance(owner, str) or owner not in lost:
+                continue
+            if group == "creatures":
+                raise InvalidBoardError(f"creatures[{i}].controller", f"{owner!r} has left the game, and the "
+                                        "objects they control left with them (800.4a)")
+            if entry.get("removed_from_combat") is not True:
+                raise InvalidBoardError(f"{group}[{i}].removed_from_combat", f"false, but its controller "
+                                        f"{owner!r} has left the game (800.4a)")
+    at_zero = set()  # planeswalkers and battles at 0 that left combat (704.5i, 704.5v): read at 1
     for group, count in (("planeswalkers", "loyalty"), ("battles", "defense")):
         for entry in data[group]:
             if entry.get("removed_from_combat") is True and type(entry[count]) is int and entry[count] == 0:
                 entry[count] = 1
-                gone[entry["id"]] = 0
-    lost = {}  # players who lost: read back short of losing (704.5a-c, 903.10a), then as they were
-    for i, p in enumerate(board.players):
-        if not isinstance(p.in_game, bool):
-            raise InvalidBoardError(f"players[{i}].in_game", f"expected true or false, got {p.in_game!r}")
-        if not p.in_game:
-            entry = data["players"][i]
-            lost[p.id] = {k: entry[k] for k in ("life", "poison", "commander_damage")}
-            entry["life"] = _short_of(entry["life"], 1, None)
-            entry["poison"] = _short_of(entry["poison"], None, 9)
-            entry["commander_damage"] = {k: _short_of(v, None, 20) for k, v in entry["commander_damage"].items()}
+                at_zero.add(entry["id"])
+    used_up = set()  # shields that prevented all they could in the first step (615.7): read at 1
+    for k, entry in enumerate(data.get("effects", [])):
+        if entry.get("kind") == "prevent" and type(entry.get("amount")) is int and entry["amount"] == 0:
+            entry["amount"] = 1
+            used_up.add(k)
+    # objects the first step destroyed or sent out of the game that effects still name: read as
+    # creatures out of combat, then left out (an id that was never on the board reads the same)
     on_board = {o["id"] for group in ("players", "planeswalkers", "battles", "creatures") for o in data[group]}
-    effects, read = _effects_left(data.get("effects", []), on_board)
-    data["effects"] = read
+    commanders = {k for entry in data["players"] for k in entry["commander_damage"]}
+    gone = dict.fromkeys(i for entry in data.get("effects", []) for end in ("sources", "recipients")
+                         if isinstance(entry[end], list) for i in entry[end]
+                         if isinstance(i, str) and i not in on_board)
+    present = len(data["creatures"])
+    host = next((e["id"] for e in data["players"] if isinstance(e["id"], str) and e["id"] not in lost), None)
+    data["creatures"] += [{"id": i, "controller": host, "power": 0, "toughness": 1,
+                           **({"commander": True} if i in commanders else {})} for i in gone]
     loaded = load_board(data)
-    in_game = {p.id: p.in_game for p in board.players}
-    if sum(in_game.values()) < 2:
-        raise InvalidBoardError("players", "at most one player is left in the game: the game is over "
-                                "(104.2a) and there is no regular combat damage step")
-    for group, items in (("creatures", loaded.creatures), ("planeswalkers", loaded.planeswalkers),
-                         ("battles", loaded.battles)):
-        for i, obj in enumerate(items):
-            if in_game[obj.controller]:
-                continue
-            if group == "creatures":
-                raise InvalidBoardError(f"creatures[{i}].controller", f"{obj.controller!r} has left the game, "
-                                        "and the objects they control left with them (800.4a)")
-            if not obj.removed_from_combat:
-                raise InvalidBoardError(f"{group}[{i}].removed_from_combat", f"false, but its controller "
-                                        f"{obj.controller!r} has left the game (800.4a)")
-    players = tuple(p if in_game[p.id] else replace(p, in_game=False, life=lost[p.id]["life"],
-                                                    poison=lost[p.id]["poison"],
-                                                    commander_damage=MappingProxyType(lost[p.id]["commander_damage"]))
-                    for p in loaded.players)
-    planeswalkers = tuple(replace(w, loyalty=0) if w.id in gone else w for w in loaded.planeswalkers)
-    battles = tuple(replace(b, defense=0) if b.id in gone else b for b in loaded.battles)
-    later = replace(loaded, players=players, planeswalkers=planeswalkers, battles=battles,
-                    effects=tuple(effects(loaded.effects, board.effects)), warnings=board.warnings,
-                    first_strike_step_done=True)  # the warnings of the board the first step was on
+    players = tuple(replace(p, in_game=False, life=lost[p.id]["life"], poison=lost[p.id]["poison"],
+                            commander_damage=MappingProxyType(lost[p.id]["commander_damage"]))
+                    if p.id in lost else p for p in loaded.players)
+    later = replace(
+        loaded, players=players, creatures=loaded.creatures[:present],
+        planeswalkers=tuple(replace(w, loyalty=0) if w.id in at_zero else w for w in loaded.planeswalkers),
+        battles=tuple(replace(b, defense=0) if b.id in at_zero else b for b in loaded.battles),
+        effects=tuple(replace(e, amount=0) if k in used_up else e for k, e in enumerate(loaded.effects)),
+        warnings=board.warnings, first_strike_step_done=True)  # the warnings of the first step's board
     object.__setattr__(later, "loaded", True)
     return later
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from boards import banding_boards, boards, examples
 from optimizer import Keyword, check, load_board, solve
-from optimizer.board import Board, Creature, Planeswalker
+from optimizer.board import Board, Creature, Effect, EffectKind, Planeswalker, Selector
 from optimizer.assignment import Assignment, Step
 from optimizer.bruteforce import player_options
 from optimizer.cli import main
@@ -1155,6 +1155,50 @@ def test_a_board_between_the_damage_steps_changed_in_python_is_solved_as_read_ba
     assert solve(respelled) == solve(shielded)
     assert "b1" not in solve(respelled).outcome.destroyed
     assert "b1" in solve(_with_creature(shielded, "a1", colors=frozenset())).outcome.destroyed
+
+
+def _lost_player(board: Board, **changes: Any) -> Board:
+    return replace(board, players=board.players[:2] + (replace(board.players[2], **changes),))
+
+
+_GONE_C1 = Selector(ids=frozenset({"c1"}))  # C's creature left the game with C (800.4a)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda b: replace(b, effects=(Effect(EffectKind.PREVENT, 2, recipients=Selector(ids=frozenset({"c1", "b1"}))),)),
+     "effects[0].recipients"),  # a shield has one recipient (615.7), gone or not
+    (lambda b: replace(b, effects=(Effect(EffectKind.DOUBLE, sources=_GONE_C1), Effect(EffectKind.ADD, 0))),
+     "effects[1].amount"),
+    (lambda b: replace(b, effects=(Effect(EffectKind.PREVENT, "x", recipients=_GONE_C1),)), "effects[0].amount"),
+    (lambda b: replace(b, effects=(Effect(EffectKind.DOUBLE, sources=Selector(ids="a1")),)), "effects[0].sources"),
+    (lambda b: replace(b, first_strike_step_done=1), "first_strike_step_done"),
+    (lambda b: replace(b, warnings=None), "warnings"),
+    (lambda b: _lost_player(b, life=-10 ** 30), "players[2].life"),
+    (lambda b: _lost_player(b, in_game="no"), "players[2].in_game"),
+    (lambda b: replace(b, creatures=b.creatures + (Creature("c9", "C", 1, 1, blocking=("a1",)),)),
+     "creatures[3].controller"),
+])
+def test_a_board_between_the_damage_steps_built_in_python_gets_the_input_formats_checks(
+        change: Callable[[Board], Board], field: str) -> None:
+    board = change(_between_steps_board())
+    for call in (lambda: solve(board), lambda: check(board, ())):
+        with pytest.raises(InvalidBoardError) as info:
+            call()
+        assert info.value.field == field, info.value
+
+
+def test_effects_between_the_damage_steps_may_name_gone_objects_and_used_up_shields() -> None:
+    later = _between_steps_board()
+    plain = solve(later)
+    double = Effect(EffectKind.DOUBLE, sources=Selector(ids=frozenset({"a1"})))
+    naming_c1 = replace(double, sources=Selector(ids=frozenset({"a1", "c1"})))
+    assert checked_board(replace(later, effects=(naming_c1,))).effects == (naming_c1,)
+    assert solve(replace(later, effects=(naming_c1,))).assignments == solve(replace(later, effects=(double,))).assignments
+    used_up = Effect(EffectKind.PREVENT, 0, recipients=Selector(ids=frozenset({"b1"})))
+    spent = solve(replace(later, effects=(used_up,)))
+    assert (spent.assignments, spent.objective) == (plain.assignments, plain.objective)  # prevents nothing more
+    assert "b1" in spent.outcome.destroyed
+    assert solve(replace(later, effects=None)) == plain
 
 
 def test_a_board_between_the_damage_steps_keeps_what_leaving_the_game_took_away() -> None:
