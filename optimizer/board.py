@@ -332,13 +332,13 @@ class Board:
             ],
             "planeswalkers": [
                 {"id": w.id, "controller": w.controller, "loyalty": w.loyalty,
-                 **({"removed_from_combat": True} if w.removed_from_combat else {})}
+                 **({"removed_from_combat": w.removed_from_combat} if w.removed_from_combat is not False else {})}
                 for w in self.planeswalkers
             ],
             "battles": [
                 {"id": b.id, "controller": b.controller, "protector": b.protector,
                  "defense": b.defense,
-                 **({"removed_from_combat": True} if b.removed_from_combat else {})}
+                 **({"removed_from_combat": b.removed_from_combat} if b.removed_from_combat is not False else {})}
                 for b in self.battles
             ],
             "creatures": [],
@@ -361,18 +361,17 @@ class Board:
                 entry["value"] = c.value
             if c.attacking is not None:
                 entry["attacking"] = c.attacking
-            if c.blocked and (c.attacking is None or not self.blockers_of(c.id)):
+            if not isinstance(c.blocked, bool):
+                entry["blocked"] = c.blocked  # not true or false: loading names it
+            elif c.blocked and (c.attacking is None or not self.blockers_of(c.id)):
                 entry["blocked"] = True  # for an attacker whose blockers are gone (509.1h)
             elif not c.blocked and c.attacking is not None and self.blockers_of(c.id):
                 entry["blocked"] = False  # contradicts its blockers: loading names it (509.1h)
             if c.blocking:
                 entry["blocking"] = list(c.blocking)
-            if c.commander:
-                entry["commander"] = True
-            if c.assigns_damage_by_toughness:
-                entry["assigns_damage_by_toughness"] = True
-            if c.may_assign_as_though_unblocked:
-                entry["may_assign_as_though_unblocked"] = True
+            for flag in ("commander", "assigns_damage_by_toughness", "may_assign_as_though_unblocked"):
+                if getattr(c, flag) is not False:  # true, or what loading names as not true or false
+                    entry[flag] = getattr(c, flag)
             if c.colors:  # in the order of 105.1, then any that are not colors (to be named as errors)
                 entry["colors"] = [k for k in COLORS if k in c.colors] + sorted(set(c.colors) - set(COLORS))
             if c.protection_from:

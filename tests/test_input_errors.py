@@ -1248,6 +1248,9 @@ def test_a_player_out_of_the_game_before_combat_damage_is_an_error_naming_it() -
 @pytest.mark.parametrize("change, field", [
     (lambda c: replace(c, colors=frozenset({"purple"})), "creatures[0].colors[0]"),
     (lambda c: replace(c, attacking=None, blocked=True), "creatures[0].blocked"),
+    (lambda c: replace(c, blocked="no"), "creatures[0].blocked"),  # not read as true (it is not false)
+    (lambda c: replace(c, commander=1), "creatures[0].commander"),
+    (lambda c: replace(c, may_assign_as_though_unblocked="yes"), "creatures[0].may_assign_as_though_unblocked"),
 ])
 def test_what_the_input_format_refuses_is_refused_in_a_board_built_in_python(change: Callable[[Any], Any],
                                                                               field: str) -> None:
