@@ -353,7 +353,10 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
                                "objectives' ranges are too wide to combine for the refinement", settings,
                                None if game.deadline is None else max(game.deadline, time.monotonic() + 0.001))
         except NotSupportedError:
-            raise too_wide.args[0] from None
+            if game.deadline is None:
+                raise too_wide.args[0] from None
+            return _fallback(board, decider, names, too_wide.args[0].problem, game.deadline, settings,
+                             max_combined_range, lead_alone=True)
     dealing = () if game.fallback else game.dealing(line)
     outcome, values = _checked(board, line, dealing, decider, names, "the solver's")
     if value is not None and game.scalar(values) != value:
@@ -429,15 +432,24 @@ def _forced(board: Board, decider: ObjectId, names: tuple[str, ...], line: tuple
 
 
 def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: str, deadline: float,
-              settings: SolverSettings, max_combined_range: int) -> SolveResult:
+              settings: SolverSettings, max_combined_range: int, lead_alone: bool = False) -> SolveResult:
     """Under a time limit, a board that neither the encoding nor the exhaustive search covers (the
     ``refusal`` it would get without one): a legal line instead of no answer, not proven optimal,
-    valued by the checker. The better for the decider of :func:`simplest_line` (legal on every board)
-    and, on a board with banding (702.22j-k, what such refusals mostly come from), the solver's line
-    for the same board without banding, in the time left, when the checker finds it legal here too."""
+    valued by the checker. The best for the decider of :func:`simplest_line` (legal on every board);
+    with ``lead_alone`` (objectives too wide to combine), the solver's line for the first objective
+    alone; and on a board with banding (702.22j-k, what other refusals mostly come from), the
+    solver's line for the same board without banding: each in the time left, when the checker finds
+    it legal here."""
     candidates = [(simplest_line(board), (), "the simplest legal line (every creature's damage on its first "
                    "recipient, 510.1a-c)")]
     left = deadline - time.monotonic()
+    if lead_alone and len(names) > 1 and left > 0.001:
+        try:
+            lead = _solve(board, decider, names[:1], left, settings, max_combined_range)
+            candidates.append((lead.assignments, lead.dealing, f"the best line found for {names[0]} alone"))
+        except (InputError, SolverError):
+            pass
+        left = deadline - time.monotonic()
     if left > 0.001 and any(Keyword.BANDING in c.keywords for c in board.combatants):
         unbanded = replace(board, creatures=tuple(replace(c, keywords=c.keywords - {Keyword.BANDING})
                                                   if Keyword.BANDING in c.keywords else c for c in board.creatures))

@@ -348,6 +348,23 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     assert "(lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
     assert info.value.problem.endswith("for example lethal,value")
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
+    # under a time limit a line is returned instead: the better of the simplest line and the best line
+    # for the first objective alone, not proven optimal, valued by the checker
+    from optimizer import check
+    from optimizer.objectives import objective_values
+    from optimizer.rules import simplest_line
+
+    loaded = load_board(board)
+    result = solve(loaded, time_limit=10)
+    assert (result.method, result.status) == ("fallback", "feasible")
+    verdict = check(loaded, result.assignments, result.dealing)
+    assert verdict.legal and verdict.outcome == result.outcome
+    names = list(result.objective)
+    assert objective_values(loaded, verdict.outcome, "A", names) == result.objective
+    assert result.objective["lethal"] == solve(loaded, objective=["lethal"]).objective["lethal"]
+    simplest = objective_values(loaded, check(loaded, simplest_line(loaded)).outcome, "A", names)
+    assert [result.objective[n] for n in names] >= [simplest[n] for n in names]
+    assert any("too wide to combine" in w and "the best line found for lethal alone" in w for w in result.warnings)
 
 
 def test_objectives_too_wide_for_the_refinement_on_a_small_board_are_searched() -> None:
