@@ -201,12 +201,21 @@ class Effect:
         return self.kind is EffectKind.PREVENT and self.amount is not None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind.value}
+        out: dict[str, Any] = {"kind": getattr(self.kind, "value", self.kind)}
         if self.kind in (EffectKind.PREVENT, EffectKind.ADD) or self.amount is not None:
             out["amount"] = self.amount
-        out["sources"] = self.sources.to_json()
-        out["recipients"] = self.recipients.to_json()
+        for end in ("sources", "recipients"):  # what is not a Selector as it is, for loading to name
+            selector = getattr(self, end)
+            out[end] = selector.to_json() if isinstance(selector, Selector) else selector
         return out
+
+
+def _listed(items: Any) -> Any:
+    """A set (sorted) or tuple field as a JSON list; anything else, a string above all, as it is,
+    so that loading names the field instead of reading the string's letters."""
+    if isinstance(items, (set, frozenset)):
+        return sorted(items, key=lambda item: (type(item) is not str, str(item)))
+    return list(items) if isinstance(items, (tuple, list)) else items
 
 
 def has_first_strike(creature: Creature) -> bool:
@@ -327,7 +336,7 @@ class Board:
             "players": [
                 {"id": p.id, "life": p.life, "poison": p.poison,
                  "commander_damage": dict(p.commander_damage),
-                 **({"protection_from": sorted(p.protection_from)} if p.protection_from else {})}
+                 **({"protection_from": _listed(p.protection_from)} if p.protection_from else {})}
                 for p in self.players
             ],
             "planeswalkers": [
@@ -350,15 +359,15 @@ class Board:
                                      "power": c.power, "toughness": c.toughness}
             if c.name is not None:
                 entry["name"] = c.name
-            if c.damage:
-                entry["damage"] = c.damage
-            keywords = sorted(k.value for k in c.keywords) + list(c.other_keywords)
+            for name, default in (("damage", 0), ("toxic", 0), ("value", 1)):  # as it is unless the default
+                if not (type(getattr(c, name)) is int and getattr(c, name) == default):
+                    entry[name] = getattr(c, name)
+            if not isinstance(c.keywords, (set, frozenset)) or not isinstance(c.other_keywords, (tuple, list)):
+                keywords = c.keywords if not isinstance(c.keywords, (set, frozenset)) else c.other_keywords
+            else:
+                keywords = _listed(frozenset(getattr(k, "value", k) for k in c.keywords)) + list(c.other_keywords)
             if keywords:
                 entry["keywords"] = keywords
-            if c.toxic:
-                entry["toxic"] = c.toxic
-            if c.value != 1:
-                entry["value"] = c.value
             if c.attacking is not None:
                 entry["attacking"] = c.attacking
             if not isinstance(c.blocked, bool):
@@ -368,13 +377,14 @@ class Board:
             elif not c.blocked and c.attacking is not None and self.blockers_of(c.id):
                 entry["blocked"] = False  # contradicts its blockers: loading names it (509.1h)
             if c.blocking:
-                entry["blocking"] = list(c.blocking)
+                entry["blocking"] = _listed(c.blocking)
             for flag in ("commander", "assigns_damage_by_toughness", "may_assign_as_though_unblocked"):
                 if getattr(c, flag) is not False:  # true, or what loading names as not true or false
                     entry[flag] = getattr(c, flag)
             if c.colors:  # in the order of 105.1, then any that are not colors (to be named as errors)
-                entry["colors"] = [k for k in COLORS if k in c.colors] + sorted(set(c.colors) - set(COLORS))
+                entry["colors"] = ([k for k in COLORS if k in c.colors] + _listed(set(c.colors) - set(COLORS))
+                                   if isinstance(c.colors, (set, frozenset)) else c.colors)
             if c.protection_from:
-                entry["protection_from"] = sorted(c.protection_from)
+                entry["protection_from"] = _listed(c.protection_from)
             out["creatures"].append(entry)
         return out

@@ -223,7 +223,7 @@ def checked_board(board: Board) -> Board:
         raise InvalidBoardError("board", f"not a well-formed Board: {type(exc).__name__}: {exc}"[:300]) from None
     for i, effect in enumerate(board.effects or ()):
         for end in ("sources", "recipients"):
-            ids = getattr(effect, end).ids
+            ids = getattr(getattr(effect, end), "ids", None)
             if ids is not None and not isinstance(ids, (frozenset, set)):  # a string would read as its letters
                 raise InvalidBoardError(f"effects[{i}].{end}", f"expected a frozenset of ids, got {ids!r}"[:300])
     if not between:

@@ -1092,10 +1092,14 @@ def test_a_board_of_the_wrong_python_types_is_an_error_naming_the_field_or_the_b
     with pytest.raises(InvalidBoardError) as info:
         solve(life_as_text)
     assert info.value.field == "players[1].life"
-    keyword_as_text = replace(loaded, creatures=(replace(loaded.creatures[0], keywords=frozenset({"trample"})),)
-                              + loaded.creatures[1:])
+    keyword_as_number = replace(loaded, creatures=(replace(loaded.creatures[0], keywords=frozenset({7})),)
+                                + loaded.creatures[1:])
     with pytest.raises(InvalidBoardError) as info:
-        solve(keyword_as_text)
+        solve(keyword_as_number)
+    assert info.value.field == "creatures[0].keywords[0]"
+    not_a_mapping = replace(loaded, players=(loaded.players[0], replace(loaded.players[1], commander_damage=5)))
+    with pytest.raises(InvalidBoardError) as info:
+        solve(not_a_mapping)
     assert info.value.field == "board" and "not a well-formed Board" in info.value.problem
 
 
@@ -1251,6 +1255,15 @@ def test_a_player_out_of_the_game_before_combat_damage_is_an_error_naming_it() -
     (lambda c: replace(c, blocked="no"), "creatures[0].blocked"),  # not read as true (it is not false)
     (lambda c: replace(c, commander=1), "creatures[0].commander"),
     (lambda c: replace(c, may_assign_as_though_unblocked="yes"), "creatures[0].may_assign_as_though_unblocked"),
+    # a string where a collection belongs is not read as its letters
+    (lambda c: replace(c, colors="red"), "creatures[0].colors"),
+    (lambda c: replace(c, other_keywords="flying"), "creatures[0].keywords"),
+    (lambda c: replace(c, protection_from="red"), "creatures[0].protection_from"),
+    (lambda c: replace(c, protection_from=frozenset({"red", 1})), "creatures[0].protection_from[1]"),
+    # numbers of the wrong type at their default are not left out as the default
+    (lambda c: replace(c, value=True), "creatures[0].value"),
+    (lambda c: replace(c, damage=0.0), "creatures[0].damage"),
+    (lambda c: replace(c, toxic=None), "creatures[0].toxic"),
 ])
 def test_what_the_input_format_refuses_is_refused_in_a_board_built_in_python(change: Callable[[Any], Any],
                                                                               field: str) -> None:
@@ -1259,6 +1272,23 @@ def test_what_the_input_format_refuses_is_refused_in_a_board_built_in_python(cha
     with pytest.raises(InvalidBoardError) as info:
         solve(board)
     assert info.value.field == field, info.value
+
+
+def test_keywords_and_effect_kinds_given_as_text_in_python_are_read_as_json_reads_them() -> None:
+    data = base_board()
+    data["effects"] = [{"kind": "double", "sources": ["a1"]}]
+    loaded = load_board(data)
+    texts = replace(loaded, creatures=tuple(replace(c, keywords=frozenset(k.value for k in c.keywords))
+                                            for c in loaded.creatures),
+                    effects=(replace(loaded.effects[0], kind="double"),))
+    assert solve(texts) == solve(loaded)
+    with pytest.raises(InvalidBoardError) as info:
+        solve(replace(loaded, effects=(replace(loaded.effects[0], recipients=None),)))
+    assert info.value.field == "effects[0].recipients"
+    with pytest.raises(InvalidBoardError) as info:
+        solve(replace(loaded, creatures=loaded.creatures[:1] + (replace(loaded.creatures[1], blocking="a1"),)
+                      + loaded.creatures[2:]))
+    assert info.value.field == "creatures[1].blocking"
 
 
 def test_a_color_spelled_as_json_may_spell_it_counts_in_a_board_built_in_python() -> None:
