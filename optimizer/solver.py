@@ -436,18 +436,21 @@ def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: 
     """Under a time limit, a board that neither the encoding nor the exhaustive search covers (the
     ``refusal`` it would get without one): a legal line instead of no answer, not proven optimal,
     valued by the checker. The best for the decider of :func:`simplest_line` (legal on every board);
-    with ``lead_alone`` (objectives too wide to combine), the solver's line for the first objective
-    alone; and on a board with banding (702.22j-k, what other refusals mostly come from), the
+    with ``lead_alone`` (objectives too wide to combine), the solver's lines for the first objective
+    alone and then for the first two; and on a board with banding (702.22j-k, what other refusals mostly come from), the
     solver's line for the same board without banding: each in the time left, when the checker finds
     it legal here."""
     candidates = [(simplest_line(board), (), "the simplest legal line (every creature's damage on its first "
                    "recipient, 510.1a-c)")]
     left = deadline - time.monotonic()
-    if lead_alone and len(names) > 1 and left > 0.001:
+    for lead_names in ((names[:1], names[:2]) if lead_alone else ()):  # the refusal suggests the two
+        if len(lead_names) == len(names) or left <= 0.001:
+            continue
         try:
-            lead = _solve(board, decider, names[:1], left, settings, max_combined_range)
-            candidates.append((lead.assignments, lead.dealing, f"the best line found for {names[0]} alone"))
-        except (InputError, SolverError):
+            lead = _solve(board, decider, lead_names, left, settings, max_combined_range)
+            candidates.append((lead.assignments, lead.dealing,
+                               f"the best line found for {', '.join(lead_names)} alone"))
+        except (InputError, SolverError):  # too wide as well, say
             pass
         left = deadline - time.monotonic()
     if left > 0.001 and any(Keyword.BANDING in c.keywords for c in board.combatants):
