@@ -362,10 +362,12 @@ class Board:
             for name, default in (("damage", 0), ("toxic", 0), ("value", 1)):  # as it is unless the default
                 if not (type(getattr(c, name)) is int and getattr(c, name) == default):
                     entry[name] = getattr(c, name)
-            if not isinstance(c.keywords, (set, frozenset)) or not isinstance(c.other_keywords, (tuple, list)):
-                keywords = c.keywords if not isinstance(c.keywords, (set, frozenset)) else c.other_keywords
+            if not isinstance(c.keywords, (set, frozenset)):  # either of the wrong type as it is
+                keywords = c.keywords
+            elif not isinstance(c.other_keywords, (tuple, list)):
+                keywords = c.other_keywords
             else:
-                keywords = _listed(frozenset(getattr(k, "value", k) for k in c.keywords)) + list(c.other_keywords)
+                keywords = _listed({getattr(k, "value", k) for k in c.keywords}) + list(c.other_keywords)
             if keywords:
                 entry["keywords"] = keywords
             if c.attacking is not None:

@@ -185,11 +185,17 @@ def load_board(source: str | Path | dict[str, Any]) -> Board:
     data = read_json(source)
     if not isinstance(data, dict):
         raise InvalidBoardError("board", f"expected a JSON object, got {json_type(data)}")
+    return _read(data)
+
+
+def _read(data: dict[str, Any], lost: frozenset[str] | None = None) -> Board:
+    """The board ``data`` describes, validated; ``lost``: read as a board between the damage steps
+    (510.4) on which those players have lost (see :func:`_build`)."""
     try:
         parsed = _BoardIn.model_validate(data)
     except ValidationError as exc:
         raise _board_error(exc.errors()) from None
-    board = _build(parsed)
+    board = _build(parsed, lost)
     object.__setattr__(board, "loaded", True)
     return board
 
@@ -231,28 +237,15 @@ def checked_board(board: Board) -> Board:
     return _between_steps(board, data)
 
 
-def _short_of(value: Any, losing: range, kept: int) -> Any:
-    """``kept`` for an integer ``value`` in ``losing``; any other value as it is (to be named)."""
-    return kept if type(value) is int and value in losing else value
-
-
 def _between_steps(board: Board, data: dict[str, Any]) -> Board:
-    """The read-back copy of a board between the damage steps (510.4) built in Python: ``data``
-    (its :meth:`Board.to_dict`) is read with the states that step leaves set back to ones the input
-    format holds, and the copy gets them again."""
+    """The read-back copy of a board between the damage steps (510.4) built in Python: ``data`` (its
+    :meth:`Board.to_dict`) read with the allowances of :func:`_build` for that step's leftovers."""
     if not (isinstance(board.warnings, tuple) and all(isinstance(w, str) for w in board.warnings)):
         raise InvalidBoardError("warnings", f"expected a tuple of strings, got {board.warnings!r}"[:300])
-    lost: dict[Any, dict[str, Any]] = {}  # players who lost: read short of losing (704.5a-c, 704.6c)
     for i, p in enumerate(board.players):
         if not isinstance(p.in_game, bool):
             raise InvalidBoardError(f"players[{i}].in_game", f"expected True or False, got {p.in_game!r}")
-        if not p.in_game and isinstance(p.id, str):  # (another id is named as loading names it)
-            entry = data["players"][i]
-            lost[p.id] = {k: entry[k] for k in ("life", "poison", "commander_damage")}
-            entry["life"] = _short_of(entry["life"], range(-MAX_NUMBER, 1), 1)
-            entry["poison"] = _short_of(entry["poison"], range(10, MAX_NUMBER + 1), 9)
-            entry["commander_damage"] = {k: _short_of(v, range(21, MAX_NUMBER + 1), 20)
-                                         for k, v in entry["commander_damage"].items()}
+    lost = frozenset(p.id for p in board.players if not p.in_game and isinstance(p.id, str))
     if len(board.players) - len(lost) < 2:
         raise InvalidBoardError("players", "at most one player is left in the game: the game is over "
                                 "(104.2a) and there is no regular combat damage step")
@@ -267,38 +260,8 @@ def _between_steps(board: Board, data: dict[str, Any]) -> Board:
             if entry.get("removed_from_combat") is not True:
                 raise InvalidBoardError(f"{group}[{i}].removed_from_combat", f"false, but its controller "
                                         f"{owner!r} has left the game (800.4a)")
-    at_zero = set()  # planeswalkers and battles at 0 that left combat (704.5i, 704.5v): read at 1
-    for group, count in (("planeswalkers", "loyalty"), ("battles", "defense")):
-        for entry in data[group]:
-            if entry.get("removed_from_combat") is True and type(entry[count]) is int and entry[count] == 0:
-                entry[count] = 1
-                at_zero.add(entry["id"])
-    used_up = set()  # shields that prevented all they could in the first step (615.7): read at 1
-    for k, entry in enumerate(data.get("effects", [])):
-        if entry.get("kind") == "prevent" and type(entry.get("amount")) is int and entry["amount"] == 0:
-            entry["amount"] = 1
-            used_up.add(k)
-    # objects the first step destroyed or sent out of the game that effects still name: read as
-    # creatures out of combat, then left out (an id that was never on the board reads the same)
-    on_board = {o["id"] for group in ("players", "planeswalkers", "battles", "creatures") for o in data[group]}
-    commanders = {k for entry in data["players"] for k in entry["commander_damage"]}
-    gone = dict.fromkeys(i for entry in data.get("effects", []) for end in ("sources", "recipients")
-                         if isinstance(entry[end], list) for i in entry[end]
-                         if isinstance(i, str) and i not in on_board)
-    present = len(data["creatures"])
-    host = next((e["id"] for e in data["players"] if isinstance(e["id"], str) and e["id"] not in lost), None)
-    data["creatures"] += [{"id": i, "controller": host, "power": 0, "toughness": 1,
-                           **({"commander": True} if i in commanders else {})} for i in gone]
-    loaded = load_board(data)
-    players = tuple(replace(p, in_game=False, life=lost[p.id]["life"], poison=lost[p.id]["poison"],
-                            commander_damage=MappingProxyType(lost[p.id]["commander_damage"]))
-                    if p.id in lost else p for p in loaded.players)
-    later = replace(
-        loaded, players=players, creatures=loaded.creatures[:present],
-        planeswalkers=tuple(replace(w, loyalty=0) if w.id in at_zero else w for w in loaded.planeswalkers),
-        battles=tuple(replace(b, defense=0) if b.id in at_zero else b for b in loaded.battles),
-        effects=tuple(replace(e, amount=0) if k in used_up else e for k, e in enumerate(loaded.effects)),
-        warnings=board.warnings, first_strike_step_done=True)  # the warnings of the first step's board
+    later = replace(_read(data, lost), warnings=board.warnings,  # the warnings of the first step's board
+                    first_strike_step_done=True)
     object.__setattr__(later, "loaded", True)
     return later
 
@@ -327,7 +290,13 @@ def _board_error(errors: list[Any]) -> InvalidBoardError:
     return InvalidBoardError(_location(loc), _message(err["msg"]))
 
 
-def _build(raw: _BoardIn) -> Board:
+def _build(raw: _BoardIn, lost: frozenset[str] | None = None) -> Board:
+    """The board of validated input. With ``lost`` (a board between the damage steps, 510.4), what
+    the first-strike step may leave is allowed: those players have lost (800.4a), planeswalkers and
+    battles out of combat may be at 0 (704.5i, 704.5v, 506.4c), shields may be used up (615.7), and
+    effects may name objects that are gone (any id not on the board is taken for one)."""
+    between = lost is not None
+    lost = lost or frozenset()
     warnings: list[str] = []
     seen: dict[str, str] = {}
     groups = (("players", raw.players), ("planeswalkers", raw.planeswalkers),
@@ -347,15 +316,17 @@ def _build(raw: _BoardIn) -> Board:
 
     players = []
     for i, p in enumerate(raw.players):
-        if p.life <= 0:
+        if p.id in lost:
+            pass  # lost in the first step, by any of these (704.5a, 704.5c, 704.6c)
+        elif p.life <= 0:
             raise InvalidBoardError(f"players[{i}].life",
                                     f"{p.life}: a player at 0 or less life has already lost (704.5a)")
-        if p.poison >= 10:
+        elif p.poison >= 10:
             raise InvalidBoardError(f"players[{i}].poison",
                                     f"{p.poison}: a player with 10 or more poison counters has already lost (704.5c)")
         for key, amount in p.commander_damage.items():
             where = key_path(f"players[{i}].commander_damage", key)
-            if amount >= 21:
+            if amount >= 21 and p.id not in lost:
                 raise InvalidBoardError(where, f"{amount}: 21 or more commander damage has already lost the game (704.6c)")
             if key in creature_by_id and not creature_by_id[key].commander:
                 raise InvalidBoardError(where, f"{key!r} is a creature without \"commander\": true")
@@ -370,12 +341,12 @@ def _build(raw: _BoardIn) -> Board:
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
         players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage)),
-                              protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
+                              in_game=p.id not in lost, protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
 
     planeswalkers = []
     for i, w in enumerate(raw.planeswalkers):
         require_player(f"planeswalkers[{i}].controller", w.controller)
-        if w.loyalty <= 0:
+        if w.loyalty < 0 or w.loyalty == 0 and not (between and w.removed_from_combat):
             raise InvalidBoardError(f"planeswalkers[{i}].loyalty",
                                     f"{w.loyalty}: a planeswalker with 0 loyalty is already in the graveyard (704.5i)")
         planeswalkers.append(Planeswalker(w.id, w.controller, w.loyalty, w.removed_from_combat))
@@ -387,7 +358,7 @@ def _build(raw: _BoardIn) -> Board:
         if b.protector == b.controller:
             raise InvalidBoardError(f"battles[{i}].protector", f"{b.protector!r} controls the battle; "
                                     "a battle is protected by an opponent of its controller (310.11a)")
-        if b.defense <= 0:
+        if b.defense < 0 or b.defense == 0 and not (between and b.removed_from_combat):
             raise InvalidBoardError(f"battles[{i}].defense",
                                     f"{b.defense}: a battle with 0 defense is already in the graveyard (704.5v)")
         battles.append(Battle(b.id, b.controller, b.protector, b.defense, b.removed_from_combat))
@@ -460,7 +431,7 @@ def _build(raw: _BoardIn) -> Board:
             colors=_colors(f"{at}.colors", c.colors),
             protection_from=_qualities(f"{at}.protection_from", c.protection_from) | read.protection_from,
         ))
-    effects = tuple(_effect(f"effects[{i}]", e, seen, player_ids, creature_by_id)
+    effects = tuple(_effect(f"effects[{i}]", e, seen, player_ids, creature_by_id, between)
                     for i, e in enumerate(raw.effects))
     return Board(active_player=active, players=tuple(players), creatures=tuple(creatures),
                  planeswalkers=tuple(planeswalkers), battles=tuple(battles), warnings=tuple(warnings),
@@ -492,18 +463,18 @@ _EFFECT_KINDS = {k.value: k for k in EffectKind}
 
 
 def _effect(where: str, raw: _EffectIn, seen: dict[str, str], player_ids: list[str],
-            creature_by_id: dict[str, _CreatureIn]) -> Effect:
+            creature_by_id: dict[str, _CreatureIn], between: bool = False) -> Effect:
     kind = _EFFECT_KINDS.get(raw.kind.strip().lower())
     if kind is None:
         raise InvalidBoardError(f"{where}.kind", f"unknown effect {raw.kind!r}; kinds are {', '.join(_EFFECT_KINDS)}")
-    sources = _selector(f"{where}.sources", raw.sources, seen, player_ids, creature_by_id, sources=True)
-    recipients = _selector(f"{where}.recipients", raw.recipients, seen, player_ids, creature_by_id, sources=False)
+    sources = _selector(f"{where}.sources", raw.sources, seen, player_ids, creature_by_id, True, between)
+    recipients = _selector(f"{where}.recipients", raw.recipients, seen, player_ids, creature_by_id, False, between)
     if kind is EffectKind.ADD:
         if raw.amount is None or raw.amount < 1:
             raise InvalidBoardError(f"{where}.amount", "an \"add\" effect needs an amount of at least 1")
     elif kind is EffectKind.PREVENT:
         if raw.amount is not None:
-            if raw.amount < 1:
+            if raw.amount < 1 and not (between and raw.amount == 0):  # used up in the first step (615.7)
                 raise InvalidBoardError(f"{where}.amount", f"{raw.amount}: a shield prevents at least 1 damage "
                                         "(use null to prevent all)")
             if recipients.ids is None or len(recipients.ids) != 1:
@@ -515,7 +486,8 @@ def _effect(where: str, raw: _EffectIn, seen: dict[str, str], player_ids: list[s
 
 
 def _selector(where: str, raw: Any, seen: dict[str, str], player_ids: list[str],
-              creature_by_id: dict[str, _CreatureIn], sources: bool) -> Selector:
+              creature_by_id: dict[str, _CreatureIn], sources: bool, between: bool = False) -> Selector:
+    """``between``: an id not on the board names an object the first-strike step took away."""
     if raw == "all":
         return Selector()
     if isinstance(raw, _ControllerIn):
@@ -524,6 +496,8 @@ def _selector(where: str, raw: Any, seen: dict[str, str], player_ids: list[str],
         return Selector(controller=raw.controller)
     for k, object_id in enumerate(raw):
         if object_id not in seen:
+            if between:
+                continue
             raise InvalidBoardError(f"{where}[{k}]", f"unknown id {object_id!r}")
         if sources and object_id not in creature_by_id:
             raise InvalidBoardError(f"{where}[{k}]", f"{object_id!r} is not a creature; combat damage comes "
