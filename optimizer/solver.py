@@ -97,6 +97,9 @@ one reply that model has only the second step to choose, which solving it does e
 SEPARABLE_STEPS = True
 """Whether two-step boards whose responders' regular step the active side's first step cannot change
 are solved in one model (``_Game._separable``) instead of by refinement."""
+FORCED_SECOND_STEP = True
+"""Whether a second step after a known first step is valued without a model when no player has a
+choice in it (``_Game._forced_second_step``)."""
 FORCED_LEAD = True
 """Whether refinement boards where the active side has no first-step choice are solved by verifying
 that one first step (``_Game._forced_lead``) instead of with master models."""
@@ -847,12 +850,30 @@ class _Game:
             return self._defender_replies(first)
         if self.probe.self_scored and not self.probe.two_steps:
             return self._self_scored()
+        forced = self._forced_second_step(first) if FORCED_SECOND_STEP else None
+        if forced is not None:
+            return forced
         cm = self._fresh_model()
         cells = dict(cm.first_step_cells(cm.sources(Step.FIRST_STRIKE), fixed=first))
         sc = cm.scenario(cells, free={p.id for p in self.board.players}, policies={})
         stages = self._stages([(self.sign[key], sc.parts[key]) for key in sc.parts])
         values, value = self._optimize(cm, stages, sc.cells, self._total(sc))
         return _line(values), value
+
+    def _forced_second_step(self, first: Mapping[Cell, int]) -> tuple[tuple[Assignment, ...], int] | None:
+        """The second step after the first-strike damage ``first`` when nobody has a choice in it
+        (:func:`forced_line` on the board the first step leaves, 510.4; none at all if the game ended,
+        104.2a): that line, valued by the checker, with no model. None if someone has a choice."""
+        board = self.board
+        if not (self.probe.two_steps and self.combine and board.plain_damage):
+            return None
+        played = _line({(Step.FIRST_STRIKE, s, t): n for (s, t), n in first.items()})
+        later = first_step(board, played)[1]
+        regular = forced_line(later) if later is not None else ()
+        if regular is None:
+            return None
+        line = normalize((*played, *regular))
+        return line, self._line_value(line)
 
     def _joint(self) -> tuple[tuple[Assignment, ...], int, bool]:
         """Two steps, responders without choices: one model, the active side's both steps free."""

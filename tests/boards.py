@@ -402,6 +402,34 @@ def forced_lead_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
 
 
 @st.composite
+def forced_second_step_boards(draw: Any) -> dict[str, Any]:
+    """Two players and two damage steps where the defender divides first-strike damage (its first
+    blocker has first strike only and blocks two attackers) and many first steps leave a regular
+    step in which nobody has a choice: no trample, no "as though unblocked", every other blocker on
+    one attacker, and an attacker with two blockers only while one of them may die first."""
+    board, targets = draw(two_players())
+    attackers = []
+    for i in range(draw(st.integers(2, 3))):
+        a = draw(creature_fields(f"a{i + 1}", "A", strikes=True))
+        a["keywords"] = [k for k in a.get("keywords", []) if "rample" not in k]
+        a.pop("may_assign_as_though_unblocked", None)
+        a["attacking"] = draw(st.sampled_from(targets))
+        attackers.append(a)
+    first = draw(creature_fields("b1", "B"))
+    first["keywords"] = [k for k in first.get("keywords", []) if "strike" not in k.lower()] + ["first strike"]
+    first["power"] = draw(st.integers(1, 4))
+    first["blocking"] = [a["id"] for a in attackers[:2]]
+    creatures = attackers + [first]
+    for i, a in enumerate(attackers):
+        if draw(st.integers(0, 2)) == 0 and (i >= 2 or draw(st.booleans())):
+            b = draw(creature_fields(f"b{i + 2}", "B", strikes=True))
+            b["blocking"] = [a["id"]]
+            creatures.append(b)
+    board["creatures"] = creatures
+    return board
+
+
+@st.composite
 def reply_piece(draw: Any) -> dict[str, Any]:
     """A small combat where the defender divides first-strike damage: its first blocker has first or
     double strike and blocks both attackers (more blockers, keywords and amounts at random)."""

@@ -8,8 +8,9 @@ from unittest import mock
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import (banding_boards, boards, examples, forced_lead_boards, lifelink_and_banding_boards,
-                    lifelink_blocker_boards, objectives, separable_boards, shield_boards, split_boards)
+from boards import (banding_boards, boards, examples, forced_lead_boards, forced_second_step_boards,
+                    lifelink_and_banding_boards, lifelink_blocker_boards, objectives, separable_boards,
+                    shield_boards, split_boards)
 from optimizer import check, load_board
 from optimizer.assignment import Step, normalize
 from optimizer.bruteforce import brute_force, count_leaves, creature_options
@@ -241,6 +242,15 @@ def test_forced_first_step_equals_brute_force_and_refinement(board_json, objecti
     side has choices, verifying that one first step (``_Game._forced_lead``) gives the game value
     that refinement with master models gives."""
     assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_lead", "FORCED_LEAD")
+
+
+@settings(max_examples=examples(200))
+@given(board_json=forced_second_step_boards(), objective=objectives, decider=st.sampled_from(["A", "B"]))
+def test_forced_second_step_equals_brute_force_and_the_model(board_json, objective, decider):
+    """510.4: where a first step leaves a regular step in which nobody has a choice (510.1a), valuing
+    that step's only line with the checker (``_Game._forced_second_step``) gives the game value that
+    solving it with a model gives."""
+    assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_second_step", "FORCED_SECOND_STEP")
 
 
 def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_scores():
