@@ -335,7 +335,8 @@ class Board:
             "active_player": self.active_player,
             "players": [
                 {"id": p.id, "life": p.life, "poison": p.poison,
-                 "commander_damage": dict(p.commander_damage),
+                 "commander_damage": (dict(p.commander_damage) if isinstance(p.commander_damage, Mapping)
+                                      else p.commander_damage),  # not a mapping: written as it is, so loading names it
                  **({"protection_from": _listed(p.protection_from)} if p.protection_from else {})}
                 for p in self.players
             ],

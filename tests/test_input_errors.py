@@ -1274,6 +1274,17 @@ def test_what_the_input_format_refuses_is_refused_in_a_board_built_in_python(cha
     assert info.value.field == field, info.value
 
 
+@pytest.mark.parametrize("commander_damage", [[("a1", 3)], "a1", 5, None])
+def test_commander_damage_that_is_not_a_mapping_in_a_board_built_in_python_is_named(commander_damage: Any) -> None:
+    loaded = load_board(base_board())
+    board = replace(loaded, players=(loaded.players[0], replace(loaded.players[1], commander_damage=commander_damage)))
+    for call in (lambda: solve(board), lambda: check(board, ())):
+        with pytest.raises(InvalidBoardError) as info:
+            call()
+        assert info.value.field == "players[1].commander_damage", info.value
+        assert "dictionary" in info.value.problem
+
+
 def test_keywords_and_effect_kinds_given_as_text_in_python_are_read_as_json_reads_them() -> None:
     data = base_board()
     data["effects"] = [{"kind": "double", "sources": ["a1"]}]
