@@ -1100,7 +1100,7 @@ def test_a_board_of_the_wrong_python_types_is_an_error_naming_the_field_or_the_b
     not_a_mapping = replace(loaded, players=(loaded.players[0], replace(loaded.players[1], commander_damage=5)))
     with pytest.raises(InvalidBoardError) as info:
         solve(not_a_mapping)
-    assert info.value.field == "board" and "not a well-formed Board" in info.value.problem
+    assert info.value.field == "players[1].commander_damage" and "dictionary" in info.value.problem
 
 
 def test_a_board_between_the_damage_steps_is_checked_and_solved_as_it_is() -> None:
