@@ -341,7 +341,8 @@ def _build(raw: _BoardIn, lost: frozenset[str] | None = None) -> Board:
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
         players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage)),
-                              in_game=p.id not in lost, protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
+                              in_game=p.id not in lost,
+                              protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
 
     planeswalkers = []
     for i, w in enumerate(raw.planeswalkers):
