@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import product
 from unittest import mock
 
-from hypothesis import assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from boards import (banding_boards, boards, examples, forced_lead_boards, forced_second_step_boards,
@@ -324,7 +324,9 @@ def test_a_forced_line_is_the_only_legal_line(board_json):
     assert normalize(result.assignments) == normalize(forced)
 
 
-@settings(max_examples=examples(150))
+# about a quarter of these boards do not split soundly (a player could lose, fewer than two parts with
+# replies) and some are too large for brute force: a run of them at the start is not a broken strategy
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(board_json=st.one_of(split_boards(), split_boards(effects=True)), objective=objectives,
        decider=st.sampled_from(["A", "A", "B", "C", "D"]))
 def test_boards_solved_part_by_part_equal_brute_force(board_json, objective, decider):
