@@ -214,11 +214,16 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
             need = lethal_needed(blocker, incoming.get(blocker_id, 0), deathtouch_in.get(blocker_id, False))
             if need > 0:
                 have = incoming.get(blocker_id, 0)
-                full = blocker.toughness - blocker.damage
+                if creature.has(Keyword.DEATHTOUCH):  # any nonzero damage from it is lethal (702.2c)
+                    why = f"{creature.id} has deathtouch, so 1 damage from it is lethal, 702.2c"
+                    full = 1
+                else:
+                    why = f"toughness {blocker.toughness}, {blocker.damage} already marked"
+                    full = blocker.toughness - blocker.damage
                 out.append(("702.19b", (
                     f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
-                    f"has {have} of the {full} lethal damage it needs (toughness {blocker.toughness}, "
-                    f"{blocker.damage} already marked; all creatures' assigned damage counted)")))
+                    f"has {have} of the {full} lethal damage it needs ({why}; all creatures' assigned "
+                    "damage counted)")))
     controller_damage = sum(n for t, n in given.items() if legal.get(t) is Route.CONTROLLER)
     target = creature.attacking
     if controller_damage and target is not None and is_present(board, target):

@@ -432,6 +432,9 @@ def test_702_2c_deathtouch_trample_one_to_each_blocker_is_lethal() -> None:
     assert outcome.creatures["b1"].destroyed and outcome.creatures["b2"].destroyed
     assert outcome.players["B"].life == 19
     assert_illegal(board, dmg("t", "b1", 1), dmg("t", "B", 2), *blockers, rule="702.19b")
+    # the message gives the lethal damage a deathtouch source needs: 1, not the blocker's toughness
+    message, = (str(v) for v in check_line(board, dmg("t", "b1", 1), dmg("t", "B", 2), *blockers).violations)
+    assert "b2 has 0 of the 1 lethal damage it needs" in message and "702.2c" in message
     result = solved(board, ["player_damage", "kills"])
     assert result.objective == {"player_damage": 1, "kills": 2}
 
