@@ -16,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 SEARCH = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored (a background job)
 from ortools.sat.python import cp_model
 from optimizer.interrupt import stop_searches_on_signals, stoppable
 from optimizer.solver import SolverSettings
@@ -33,8 +35,8 @@ SolverSettings().apply(solver, 60.0, size=n * n)
 print("searching", flush=True)
 try:
     with stoppable(solver):
-        solver.solve(model)
-    print("the search returned", solver.status_name(), flush=True)
+        status = solver.solve(model)
+    print("the search returned", solver.status_name(status), flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
 """
