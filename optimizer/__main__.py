@@ -12,8 +12,10 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
 
 
 def run() -> None:
-    """Load the command line with Ctrl-C ending the program quietly, then run it (it sets its own)."""
-    signal.signal(signal.SIGINT, _interrupted_while_loading)
+    """Load the command line with Ctrl-C ending the program quietly, then run it (it sets its own);
+    started with Ctrl-C ignored, it keeps ignoring it."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _interrupted_while_loading)
     from .cli import main
 
     sys.exit(main())

@@ -13,7 +13,7 @@ import json
 import os
 import signal
 import sys
-from typing import Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError, printable
 from .interrupt import (act_on_signals, forget_signals, in_main_thread, note_signal, signals_held,
@@ -168,8 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ``import optimizer.cli`` loads the rules layer only: the schema (pydantic) and the solver
     # (ortools) load in here, where an interruption is reported as one, not as a traceback
     try:  # a signal can arrive anywhere, the handler's own restoring included
-        on_terminate = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
-        on_interrupt = signal.signal(signal.SIGINT, _interrupt) if main_thread else None
+        on_terminate = _unless_ignored(signal.SIGTERM, _terminate) if main_thread else None
+        on_interrupt = _unless_ignored(signal.SIGINT, _interrupt) if main_thread else None
         stop_searches_on_signals()
         try:
             return _run(_arguments(argv))
@@ -182,6 +182,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", EXIT_INTERRUPTED)
     except _Terminated:
         return _stopped("terminated", EXIT_TERMINATED)
+
+
+def _unless_ignored(signum: int, handler: Any) -> Any:
+    """Set ``handler`` for ``signum`` unless the program was started with the signal ignored (a
+    background job of a script, a game engine keeping Ctrl-C to itself): then it stays ignored, in
+    the batch's workers too. The previous handler."""
+    previous = signal.getsignal(signum)
+    if previous != signal.SIG_IGN:
+        signal.signal(signum, handler)
+    return previous
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -36,8 +36,10 @@ def pool_context() -> Any:
 def process_pool(context: Any, workers: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool, shut down at the end; if the block is interrupted (or its reader stopped
     reading), its workers are stopped at once, whatever they are doing."""
+    deaf = in_main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # before signals_held's own
     with signals_held():  # the pool starts whole
-        pool = ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=context, initializer=_quit_on_interrupt)
+        pool = ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=context, initializer=_quit_on_interrupt,
+                                   initargs=(deaf,))
     try:
         yield pool
     except BaseException:
@@ -61,9 +63,13 @@ def _start_forkserver_deaf_to_ctrl_c() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
-def _quit_on_interrupt() -> None:
+def _quit_on_interrupt(deaf: bool = False) -> None:
     """In a worker process: Ctrl-C, which reaches every process of the terminal's group, stops its
-    search and ends the worker at once and quietly; the parent reports the interruption."""
+    search and ends the worker at once and quietly; the parent reports the interruption. ``deaf``:
+    the parent ignores Ctrl-C, and so does the worker."""
+    if deaf:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return
     signal.signal(signal.SIGINT, _quit)
     stop_searches_on_signals()
 

@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -21,3 +22,10 @@ def pytest_configure(config: pytest.Config) -> None:
     factor = os.environ.get("EXAMPLES_FACTOR", "1")
     if not factor.isdigit() or int(factor) < 1:
         raise pytest.UsageError(f"EXAMPLES_FACTOR={factor!r}: expected a positive whole number (see tests/boards.py)")
+    # The programs the tests start are sent Ctrl-C and SIGTERM and must act on them; a test run started
+    # with them ignored (a background job of a script) would pass that on, and the program keeps an
+    # ignored signal ignored (README, exit codes). The tests of that start their programs so themselves.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

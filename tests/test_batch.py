@@ -347,6 +347,26 @@ def test_a_signal_to_the_process_group_stops_a_pooled_batch_cleanly(
         time.sleep(0.1)
 
 
+def test_a_pooled_batch_started_with_ctrl_c_ignored_ignores_it(tmp_path: Path) -> None:
+    """Started with Ctrl-C ignored (a background job of a script), the batch and its workers keep
+    ignoring it: Ctrl-C to the whole process group costs no line and no worker."""
+    requests = [encode({"id": i, "board": SLOW_BOARD, "time_limit": 300 + i}) for i in range(8)]  # none cached
+    source = write_lines(tmp_path / "in.jsonl", requests)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "optimizer", "batch", source, "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()  # the pool is up and answering
+    os.killpg(proc.pid, signal.SIGINT)
+    rest = proc.stdout.read()
+    assert (proc.wait(timeout=300), proc.stderr.read()) == (0, b"")
+    answered = [json.loads(text) for text in (first + rest).splitlines()]
+    assert [r["id"] for r in answered] == list(range(8))
+    expected = solve(SLOW_BOARD).objective
+    assert all(r["result"]["objective"] == expected for r in answered)
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_an_output_file_that_cannot_be_written_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = write_lines(tmp_path / "in.jsonl", [encode({"id": 1, "board": REGROWER})])

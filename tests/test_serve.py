@@ -157,6 +157,22 @@ def test_ctrl_c_ends_an_idle_server_with_one_line() -> None:
     assert (proc.returncode, out, err) == (130, b"", b"mtg-combat: interrupted\n")
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_server_started_with_a_signal_ignored_keeps_ignoring_it(signum: int) -> None:
+    """An engine that starts the server with Ctrl-C (or SIGTERM) ignored, to keep it to itself,
+    keeps a server that the signal does not end: it answers on, and ends at end of input."""
+    proc = subprocess.Popen(SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT, env=ENV, preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN))
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(encode({"id": 1, "board": REGROWER}) + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.send_signal(signum)
+    out, err = proc.communicate(encode({"id": 2, "board": REGROWER}) + b"\n", timeout=60)
+    assert (proc.returncode, err) == (0, b"")
+    assert json.loads(out)["id"] == 2 and json.loads(out)["result"]["status"] == "optimal"
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_output_that_cannot_be_written_is_one_error_line() -> None:
     with open("/dev/full", "w") as full:
