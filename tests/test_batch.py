@@ -316,6 +316,16 @@ def test_the_cache_keeps_within_its_size_in_characters(monkeypatch: pytest.Monke
 SLOW_BOARD = json.loads((ROOT / "tests" / "data" / "max_min_boards.json").read_text())["boards"][0]  # ~0.4 s
 
 
+def assert_every_slow_line_answered(proc: subprocess.Popen[bytes], out: bytes, count: int) -> None:
+    """The batch of ``count`` :data:`SLOW_BOARD` lines ended well, every line answered, in order."""
+    assert proc.stderr is not None
+    assert (proc.wait(timeout=300), proc.stderr.read()) == (0, b"")
+    answered = [json.loads(text) for text in out.splitlines()]
+    assert [r["id"] for r in answered] == list(range(count))
+    expected = solve(SLOW_BOARD).objective
+    assert all(r["result"]["objective"] == expected for r in answered)
+
+
 @pytest.mark.parametrize("signum, code, line", [(signal.SIGINT, 130, b"mtg-combat: interrupted\n"),
                                                 (signal.SIGTERM, 143, b"mtg-combat: terminated\n")])
 def test_a_signal_to_the_process_group_stops_a_pooled_batch_cleanly(
@@ -360,11 +370,7 @@ def test_a_pooled_batch_started_with_ctrl_c_ignored_ignores_it(tmp_path: Path) -
     first = proc.stdout.readline()  # the pool is up and answering
     os.killpg(proc.pid, signal.SIGINT)
     rest = proc.stdout.read()
-    assert (proc.wait(timeout=300), proc.stderr.read()) == (0, b"")
-    answered = [json.loads(text) for text in (first + rest).splitlines()]
-    assert [r["id"] for r in answered] == list(range(8))
-    expected = solve(SLOW_BOARD).objective
-    assert all(r["result"]["objective"] == expected for r in answered)
+    assert_every_slow_line_answered(proc, first + rest, 8)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -403,11 +409,7 @@ def test_a_worker_killed_mid_batch_costs_no_line(tmp_path: Path) -> None:
     assert workers
     os.kill(workers[0], signal.SIGKILL)
     rest = proc.stdout.read()
-    assert (proc.wait(timeout=300), proc.stderr.read()) == (0, b"")
-    answered = [json.loads(text) for text in (first + rest).splitlines()]
-    assert [r["id"] for r in answered] == list(range(8))
-    expected = solve(SLOW_BOARD).objective
-    assert all(r["result"]["objective"] == expected for r in answered)
+    assert_every_slow_line_answered(proc, first + rest, 8)
 
 
 def test_an_unreadable_input_fails_before_any_worker_process_starts(monkeypatch: pytest.MonkeyPatch,
