@@ -112,7 +112,7 @@ def stoppable(solver: Any) -> Iterator[None]:
 def signals_held() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait until the block is done (a batch's lines being written, so that its
     output stays whole lines; its pool starting); a second one during the block acts at once. Only in the main
-    thread (where signal handlers run); elsewhere nothing is held."""
+    thread (where signal handlers run); elsewhere nothing is held. An ignored signal stays ignored."""
     if not in_main_thread():
         yield
         return
@@ -124,8 +124,9 @@ def signals_held() -> Iterator[None]:
             _act(signum, previous[signum])
         pending.append(signum)
 
-    for signum in STOPPING_SIGNALS:
-        signal.signal(signum, hold)
+    for signum, handler in previous.items():
+        if handler != signal.SIG_IGN:  # else no search is stopped for it either (no wakeup)
+            signal.signal(signum, hold)
     try:
         yield
     finally:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from optimizer.interrupt import signals_held
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SEARCH = """
@@ -94,6 +96,34 @@ def test_an_interruption_whose_exception_python_ignored_still_stops_the_program(
                           text=True, cwd=ROOT, env=env, timeout=120)
     assert (proc.returncode, proc.stdout) == (130, "")
     assert proc.stderr.endswith("\nmtg-combat: interrupted\n") and "Exception ignored" in proc.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["solve", "examples/deathtouch-trample.json", "--format", "json"],
+    ["batch", "-"],
+    ["serve", "--stdio"],
+])
+def test_ctrl_c_ignored_from_the_start_stays_ignored(command: list[str]) -> None:
+    # the same Ctrl-C as above, to a program started with it ignored: it answers as if none came
+    request = json.dumps({"id": 1, "board": json.loads((ROOT / "examples" / "deathtouch-trample.json").read_text())})
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", LOST, *command], input=request + "\n", capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    answer = json.loads(proc.stdout)
+    assert (answer.get("result", answer))["status"] == "optimal"
+
+
+def test_an_ignored_signal_stays_ignored_while_signals_are_held() -> None:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signals_held():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # no handler: no search stopped for it
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 EARLY = """
