@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,14 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def _run_interrupted_while_loading(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``command`` run by :data:`LOST` (Ctrl-C while its board loads), one request on standard input."""
+    request = json.dumps({"id": 1, "board": json.loads((ROOT / "examples" / "deathtouch-trample.json").read_text())})
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-c", LOST, *command], input=request + "\n", capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120, **kwargs)
+
+
 @pytest.mark.parametrize("command", [
     ["solve", "examples/deathtouch-trample.json", "--format", "json"],  # a CP-SAT search follows
     ["solve", "examples/infect-toxic-poison.json", "--format", "json"],
@@ -90,10 +99,7 @@ sys.exit(main(sys.argv[1:]))
 def test_an_interruption_whose_exception_python_ignored_still_stops_the_program(command: list[str]) -> None:
     # Ctrl-C while Python runs a __del__ (or a weakref callback, as during an import): the
     # KeyboardInterrupt is reported as ignored and the program goes on; it must not answer then
-    request = json.dumps({"id": 1, "board": json.loads((ROOT / "examples" / "deathtouch-trample.json").read_text())})
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", LOST, *command], input=request + "\n", capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=120)
+    proc = _run_interrupted_while_loading(command)
     assert (proc.returncode, proc.stdout) == (130, "")
     assert proc.stderr.endswith("\nmtg-combat: interrupted\n") and "Exception ignored" in proc.stderr
 
@@ -105,11 +111,7 @@ def test_an_interruption_whose_exception_python_ignored_still_stops_the_program(
 ])
 def test_ctrl_c_ignored_from_the_start_stays_ignored(command: list[str]) -> None:
     # the same Ctrl-C as above, to a program started with it ignored: it answers as if none came
-    request = json.dumps({"id": 1, "board": json.loads((ROOT / "examples" / "deathtouch-trample.json").read_text())})
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", LOST, *command], input=request + "\n", capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=120,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    proc = _run_interrupted_while_loading(command, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     assert (proc.returncode, proc.stderr) == (0, "")
     answer = json.loads(proc.stdout)
     assert (answer.get("result", answer))["status"] == "optimal"
