@@ -13,11 +13,11 @@ import json
 import os
 import signal
 import sys
-from typing import Any, Sequence, TextIO
+from typing import Sequence, TextIO
 
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, OutputError, printable
-from .interrupt import (act_on_signals, forget_signals, in_main_thread, note_signal, signals_held,
-                        stop_searches_on_signals)
+from .interrupt import (act_on_signals, forget_signals, handle_unless_ignored, in_main_thread, note_signal,
+                        signals_held, stop_searches_on_signals)
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -168,8 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ``import optimizer.cli`` loads the rules layer only: the schema (pydantic) and the solver
     # (ortools) load in here, where an interruption is reported as one, not as a traceback
     try:  # a signal can arrive anywhere, the handler's own restoring included
-        on_terminate = _unless_ignored(signal.SIGTERM, _terminate) if main_thread else None
-        on_interrupt = _unless_ignored(signal.SIGINT, _interrupt) if main_thread else None
+        on_terminate = handle_unless_ignored(signal.SIGTERM, _terminate) if main_thread else None
+        on_interrupt = handle_unless_ignored(signal.SIGINT, _interrupt) if main_thread else None
         stop_searches_on_signals()
         try:
             return _run(_arguments(argv))
@@ -182,16 +182,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped("interrupted", EXIT_INTERRUPTED)
     except _Terminated:
         return _stopped("terminated", EXIT_TERMINATED)
-
-
-def _unless_ignored(signum: int, handler: Any) -> Any:
-    """Set ``handler`` for ``signum`` unless the program was started with the signal ignored (a
-    background job of a script, a game engine keeping Ctrl-C to itself): then it stays ignored, in
-    the batch's workers too. The previous handler."""
-    previous = signal.getsignal(signum)
-    if previous != signal.SIG_IGN:
-        signal.signal(signum, handler)
-    return previous
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

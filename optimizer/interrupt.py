@@ -32,6 +32,16 @@ _received: list[int] = []
 """The stopping signals noted by the command line's handlers (:func:`note_signal`)."""
 
 
+def handle_unless_ignored(signum: int, handler: Any) -> Any:
+    """Set ``handler`` for ``signum`` unless the signal is ignored (the program was started so: a
+    background job of a script, a game engine keeping Ctrl-C to itself), which then stays ignored.
+    The previous handler."""
+    previous = signal.getsignal(signum)
+    if previous != signal.SIG_IGN:
+        signal.signal(signum, handler)
+    return previous
+
+
 def in_main_thread() -> bool:
     """Whether this is the main thread, the only one where signal handlers are set and run."""
     return threading.current_thread() is threading.main_thread()
@@ -117,16 +127,15 @@ def signals_held() -> Iterator[None]:
         yield
         return
     pending: list[int] = []
-    previous = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+    previous = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}  # before a hold can run
 
     def hold(signum: int, frame: Any) -> None:
         if pending:
             _act(signum, previous[signum])
         pending.append(signum)
 
-    for signum, handler in previous.items():
-        if handler != signal.SIG_IGN:  # else no search is stopped for it either (no wakeup)
-            signal.signal(signum, hold)
+    for signum in STOPPING_SIGNALS:  # an ignored one gets no handler to wake the search-stopping thread either
+        handle_unless_ignored(signum, hold)
     try:
         yield
     finally:

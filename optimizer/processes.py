@@ -36,7 +36,7 @@ def pool_context() -> Any:
 def process_pool(context: Any, workers: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool, shut down at the end; if the block is interrupted (or its reader stopped
     reading), its workers are stopped at once, whatever they are doing."""
-    deaf = in_main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # before signals_held's own
+    deaf = in_main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # the workers ignore it too
     with signals_held():  # the pool starts whole
         pool = ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=context, initializer=_quit_on_interrupt,
                                    initargs=(deaf,))

@@ -19,8 +19,6 @@ from optimizer.interrupt import signals_held
 ROOT = Path(__file__).resolve().parent.parent
 
 SEARCH = """
-import signal
-signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored (a background job)
 from ortools.sat.python import cp_model
 from optimizer.interrupt import stop_searches_on_signals, stoppable
 from optimizer.solver import SolverSettings
