@@ -278,8 +278,12 @@ def _recipient_reason(board: Board, creature: Any, target: ObjectId) -> str:
     if creature.is_blocking:
         return f": it blocks only {', '.join(creature.blocking)}"
     if banding_chooser(board, creature) != creature.controller:
-        return (": it is blocked by a creature with banding, so the defending player divides its damage "
-                f"among its blockers {', '.join(board.blockers_of(creature.id))}")
+        among = (": it is blocked by a creature with banding, so the defending player divides its damage "
+                 f"among its blockers {', '.join(board.blockers_of(creature.id))}")
+        if len(assignment_modes(board, creature)) > 1:
+            among += (f", or, as though it weren't blocked, assigns all of it to {creature.attacking} and none "
+                      "to its blockers, never a split")
+        return among
     attacked = creature.attacking
     if target == attacked and not is_present(board, attacked):
         if board.is_player(attacked):

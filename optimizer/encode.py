@@ -432,6 +432,11 @@ class CombatModel:
             for t, deciders in self.view(gone).fate.items():
                 if len(deciders) > 1 and t not in self.view(gone).coupled:
                     return f"both sides divide damage dealt to {t} (banding, 702.22j-k)"
+            for c in self.combatants:
+                if _two_modes(c) and self.view(gone).chooser[c.id] != c.controller:
+                    return (f"{c.id} may assign its damage as though it weren't blocked, and a creature with banding "
+                            "blocks it, so the defending player divides its damage and chooses that way or the "
+                            "other (702.22j and the card's rulings)")
         if len(board.players) >= 3 and self.two_steps:
             for c in self.combatants:
                 if board.active_player not in (c.controller, self.damaged_by(c.id)):
@@ -731,8 +736,9 @@ class CombatModel:
         return rule.order(self.least[cell])
 
     def two_modes(self, c: Creature) -> bool:
-        """Whether ``c`` may assign as though unblocked: never while the defending player divides its
-        damage (702.22j)."""
+        """Whether ``c`` may assign as though unblocked, its controller choosing (a board where the
+        defending player divides its damage, 702.22j, and so chooses the way is left to the exhaustive
+        search: see :meth:`unsupported`)."""
         return _two_modes(c) and self.chooser[c.id] == c.controller
 
     def passive(self, c: Creature) -> bool:

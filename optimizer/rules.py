@@ -81,8 +81,8 @@ def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR,
     target = creature.attacking
     if target is None:
         return {}
-    if banding_chooser(board, creature) != creature.controller:  # 702.22j: among its blockers only
-        return {} if as_though_unblocked else {b: Route.CREATURE for b in board.blockers_of(creature.id)}
+    if banding_chooser(board, creature) != creature.controller and not as_though_unblocked:
+        return {b: Route.CREATURE for b in board.blockers_of(creature.id)}  # 702.22j: among its blockers only
     blocked = creature.blocked and not as_though_unblocked
     out: dict[ObjectId, Route] = {} if as_though_unblocked else {
         b: Route.CREATURE for b in board.blockers_of(creature.id)}
@@ -99,10 +99,11 @@ def recipients(board: Board, creature: Creature, step: Step = Step.REGULAR,
 
 def assignment_modes(board: Board, creature: Creature) -> tuple[bool, ...]:
     """The ways it may assign: normally, and for a blocked creature that may assign its damage as
-    though it weren't blocked (Thorn Elemental), that way too: all or nothing, never a split. Not
-    when the defending player divides its damage (702.22j)."""
-    if creature.may_assign_as_though_unblocked and creature.blocked \
-            and banding_chooser(board, creature) == creature.controller:
+    though it weren't blocked (Thorn Elemental), that way too: all or nothing, never a split. Whoever
+    divides its damage makes that choice: when a creature with banding blocks it, the defending
+    player (702.22j; the cards' rulings: "the defending player decides whether or not the damage is
+    assigned 'as though it weren't blocked'")."""
+    if creature.may_assign_as_though_unblocked and creature.blocked:
         return (False, True)
     return (False,)
 

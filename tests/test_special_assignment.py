@@ -4,7 +4,8 @@ card text overrides 510.1a/510.1c, 101.1). Expected answers are worked out by ha
 * ``assigns_damage_by_toughness`` (Doran, the Siege Tower): the amount is its toughness, not its power;
   -1/-1 counters lower it like they lower toughness.
 * ``may_assign_as_though_unblocked`` (Thorn Elemental): a blocked creature assigns either normally or
-  all of its damage as though it weren't blocked, never a split; a way with no recipient assigns nothing.
+  all of its damage as though it weren't blocked, never a split; a way with no recipient assigns nothing;
+  whoever divides its damage chooses the way (the defending player under banding, 702.22j).
 """
 
 from __future__ import annotations
@@ -165,3 +166,37 @@ def test_thorn_attacking_a_planeswalker_removed_from_combat_may_assign_nothing()
     result = solved(board, ["kills"], "B")
     assert result.objective == {"kills": 0} and result.method == "cp-sat"
     assert solved(board, ["kills"], "A").objective == {"kills": 1}
+
+
+def test_thorn_blocked_by_banding_the_defending_player_chooses_the_way():
+    """702.22j and Thorn Elemental's rulings ("If blocked by a creature with banding, the defending
+    player decides whether or not the damage is assigned 'as though it weren't blocked'"): A's 3/3
+    deathtouch Thorn is blocked by B's 1/1 with banding and B's 5/5 worth 4. B divides its damage:
+    among the blockers, where 1 deathtouch damage kills each, or all 3 to B itself, which kills
+    nothing. B, replying worst for A, takes the 3; deciding, B does the same and its blockers kill
+    the Thorn."""
+    board = make_board(attacker("thorn", 3, 3, "B", "deathtouch", **THORN),
+                       blocker("bander", 1, 1, "thorn", "banding"), blocker("big", 5, 5, "thorn", value=4))
+    hits = [dmg("bander", "thorn", 1), dmg("big", "thorn", 5)]
+    assert check_line(board, dmg("thorn", "B", 3), *hits).legal
+    assert check_line(board, dmg("thorn", "bander", 1), dmg("thorn", "big", 2), *hits).legal
+    split = check_line(board, dmg("thorn", "bander", 1), dmg("thorn", "B", 2), *hits)
+    assert {v.rule for v in split.violations} == {"702.22j"}
+    assert any("as though it weren't blocked" in v.message and "never a split" in v.message
+               for v in split.violations)
+    for decider, value in (("A", -1), ("B", 1)):
+        result = solved(board, ["value", "player_damage"], decider)
+        assert result.objective == {"value": value, "player_damage": 3 if decider == "A" else 0}
+        assert dmg("thorn", "B", 3) in [a.to_dict() for a in result.assignments]
+        assert result.method == "exhaustive"  # the encoding leaves this choice to the exhaustive search
+
+
+def test_thorn_blocked_by_banding_that_dies_first_is_its_controller_s_choice_again():
+    """702.22j ends with the banding blocker (510.4): a 1/1 first-strike deathtouch attacker of A's
+    kills B's 1/1 banding blocker first, so in the regular step A divides its 4/4 Thorn's damage
+    again, and sends all 4 to B as though unblocked rather than to the 6/6 blocker."""
+    board = make_board(attacker("thorn", 4, 4, "B", **THORN), attacker("fs", 1, 1, "B", "first strike", "deathtouch"),
+                       blocker("bander", 1, 1, ["thorn", "fs"], "banding"), blocker("wall", 0, 6, "thorn"))
+    result = solved(board, ["player_damage"])
+    assert result.objective == {"player_damage": 4}
+    assert dmg("fs", "bander", 1, "first_strike") in [a.to_dict() for a in result.assignments]
