@@ -358,7 +358,8 @@ def _build(raw: _BoardIn, lost: frozenset[str] | None = None) -> Board:
         require_player(f"battles[{i}].protector", b.protector)
         if b.protector == b.controller:
             raise InvalidBoardError(f"battles[{i}].protector", f"{b.protector!r} controls the battle; "
-                                    "a battle is protected by an opponent of its controller (310.11a)")
+                                    "a Siege is protected by an opponent of its controller (310.11a), and every "
+                                    "battle so far is a Siege (310.11)")
         if b.defense < 0 or b.defense == 0 and not (between and b.removed_from_combat):
             raise InvalidBoardError(f"battles[{i}].defense",
                                     f"{b.defense}: a battle with 0 defense is already in the graveyard (704.5v)")
