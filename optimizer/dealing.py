@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from itertools import permutations, product
-from typing import Any, Iterable, Mapping
+from itertools import product
+from typing import Any, Iterable, Iterator, Mapping
 
 from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
@@ -243,7 +243,7 @@ def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[t
         else:
             a = cells[k]
             modifiers = cell_effects(board, a.source, a.target).modifiers
-            for order in dict.fromkeys(permutations(modifiers)):
+            for order in _distinct_orders(board, modifiers):
                 for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
                     choice = DealingChoice(step, a.source, a.target, order, prevented)
                     merged = dict(passed)
@@ -257,6 +257,34 @@ def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[t
     shields = {i: board.effects[i].amount for a in cells for i in cell_effects(board, a.source, a.target).modifiers
                if board.effects[i].is_shield}
     return list(walk(0, shields, {}).values())  # type: ignore[arg-type]
+
+
+def _distinct_orders(board: Board, modifiers: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """The orders of the effects ``modifiers`` (indexes in board order) that can differ in result
+    (616.1), each the first of its alike orders as :func:`itertools.permutations` lists them, and in
+    that order: doublers are alike (614.5), and so are adders of one amount (614.1a), so only where
+    each kind of effect comes matters; each shield is its own (615.7: its amount is used up). Nine
+    doublers and an adder have 10 such orders instead of 10! = 3,628,800."""
+    def kind(i: int) -> tuple[Any, ...]:
+        effect = board.effects[i]
+        if effect.kind is EffectKind.DOUBLE:
+            return ("double",)
+        if effect.kind is EffectKind.ADD:
+            return ("add", effect.amount)
+        return ("shield", i)
+
+    pools: dict[tuple[Any, ...], tuple[int, ...]] = {}
+    for i in modifiers:
+        pools[kind(i)] = pools.get(kind(i), ()) + (i,)
+
+    def extend(prefix: tuple[int, ...], left: dict[tuple[Any, ...], tuple[int, ...]]) -> Iterator[tuple[int, ...]]:
+        if not any(left.values()):
+            yield prefix
+            return
+        for key in sorted((k for k, v in left.items() if v), key=lambda k: left[k][0]):  # each kind's first left
+            yield from extend(prefix + (left[key][0],), {**left, key: left[key][1:]})
+
+    return extend((), pools)
 
 
 def _apply(board: Board, amount: int, order: tuple[int, ...], remaining: dict[int, int]):

@@ -6,9 +6,14 @@ Expected answers are worked out by hand.
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from optimizer import InvalidBoardError, Step, load_board
+from optimizer.dealing import _distinct_orders
 from optimizer.encode import CombatModel
 from scenarios import attacker, blocker, check_line, make_board, planeswalker, player, solved
 
@@ -184,6 +189,38 @@ def test_shield_on_a_player_chooses_which_damage_to_prevent():
                        effects=[{"kind": "prevent", "amount": 2, "recipients": ["B"]}])
     result = solved(board, ["lethal", "poison", "player_damage"])
     assert result.objective == {"lethal": 0, "poison": 0, "player_damage": 2}
+
+
+@given(kinds=st.lists(st.sampled_from(["double", "add 1", "add 2", "shield"]), max_size=6))
+def test_orders_of_alike_effects_are_listed_once(kinds):
+    """616.1, 614.5: doublers are alike, and so are adders of one amount; each shield is its own (615.7).
+    The effects' orders listed for a player's choice are, for each distinct sequence of kinds, the first
+    such order of all orders in turn, and in that turn, so the first choice found for each result is
+    the one all orders would give."""
+    effects = [{"kind": "double"} if k == "double" else {"kind": "add", "amount": int(k[-1])} if k != "shield"
+               else {"kind": "prevent", "amount": 1, "recipients": ["B"]} for k in kinds]
+    board = make_board(attacker("a", 1, 1, "B"), effects=effects)
+    indexes = tuple(range(len(kinds)))
+
+    def kind(i: int) -> tuple:
+        return ("shield", i) if kinds[i] == "shield" else (kinds[i],)
+
+    first_of_each: dict[tuple, tuple[int, ...]] = {}
+    for order in permutations(indexes):
+        first_of_each.setdefault(tuple(kind(i) for i in order), order)
+    assert list(_distinct_orders(board, indexes)) == list(first_of_each.values())
+
+
+def test_nine_doublers_and_an_adder_on_a_planeswalker():
+    """614.5, 614.7a, 616.1, 506.4c: a 4/3 double striker attacking a 1-loyalty planeswalker under nine
+    doublers and a +1 (ordering them for B: 10 distinct orders, not 10!). Its first-strike damage
+    destroys the planeswalker (704.5i); in the regular step it attacks nothing and deals nothing."""
+    board = make_board(attacker("a", 4, 3, "pw", "double strike"), planeswalkers=[planeswalker("pw", 1)],
+                       effects=[{"kind": "add", "amount": 1}] + [FURNACE] * 9)
+    result = solved(board, ["loyalty", "player_damage"])
+    assert result.objective == {"loyalty": 1, "player_damage": 0}
+    assert assigned(result) == {("a", "pw"): 4}
+    assert result.method == "exhaustive"  # the encoding leaves this order (616.1) to the exhaustive search
 
 
 # --- lifelink through prevention ------------------------------------------------------------------------
