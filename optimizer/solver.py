@@ -325,7 +325,7 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
             reason = (f"{probe.coupled_gain}'s lifelink blockers' regular-step gain decides whether it loses, "
                       f"after more than {ENUMERATED_REPLIES} first-step replies")
     ranges = objective_ranges(probe)
-    if reason is None and _combined_range(ranges) > max_combined_range:
+    if reason is None and len(names) > 1 and _combined_range(ranges) > max_combined_range:
         if probe.coupled_gain is not None:
             reason = (f"{probe.coupled_gain}'s lifelink blockers' gain decides whether it loses, and the "
                       "objectives' ranges are too wide to combine")
@@ -661,7 +661,7 @@ class _Game:
         self.magnitude = 8 * combined * len(board.players)
         """About the largest value an objective variable takes: the product of the objectives' ranges
         (the largest weight times its range), times the refinement's slack for players' plans."""
-        self.combine = combined <= max_combined_range
+        self.combine = combined <= max_combined_range or len(names) == 1  # one objective is its own scalar
         self.weights = []
         weight = 1
         for lo, hi in reversed(self.ranges):
@@ -787,9 +787,10 @@ class _Game:
             return self._joint()
         if not self.combine:
             given = ", ".join(self.names) + (" (the default)" if self.names == DEFAULT_OBJECTIVE else "")
+            fewer = self.names[:2] if len(self.names) > 2 else self.names[:1]
             raise _TooWide(InvalidRequestError(
                 "objective", "the objectives' ranges are too wide to combine for a guaranteed two-step "
-                f"solve on this board ({given}); list fewer objectives, for example {','.join(self.names[:2])}"))
+                f"solve on this board ({given}); list fewer objectives, for example {','.join(fewer)}"))
         reply_count = _count_first_step_options(probe, self.responders)
         separable = self._separable(reply_count) if SEPARABLE_STEPS else None
         return separable if separable is not None else self._refine(reply_count)

@@ -329,19 +329,23 @@ def test_a_shield_on_a_player_keeps_a_board_whole() -> None:
     assert independent_parts(load_board(board_json)) is None
 
 
+_M = 10**6
+WIDE_BOARD = {"players": [{"id": "A", "life": _M}, {"id": "B", "life": _M}],
+              "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": _M}],
+              "battles": [{"id": "bt", "controller": "A", "protector": "B", "defense": _M}],
+              "creatures": [
+                  {"id": "a1", "controller": "A", "power": _M, "toughness": _M, "attacking": "B",
+                   "keywords": ["lifelink", "trample"]},
+                  {"id": "a2", "controller": "A", "power": _M, "toughness": _M, "attacking": "pw", "keywords": ["trample"]},
+                  {"id": "a3", "controller": "A", "power": _M, "toughness": _M, "attacking": "bt", "keywords": ["trample"]},
+                  {"id": "b1", "controller": "B", "power": _M, "toughness": _M, "blocking": ["a1", "a2"],
+                   "keywords": ["first strike"]}]}
+"""Two steps and a first-strike blocker dividing its damage, the refinement's case, with amounts of 10^6:
+the seven default objectives' ranges multiply past 2^53, so they cannot be one weighted sum."""
+
+
 def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list() -> None:
-    # two steps and a first-strike blocker dividing its damage: the refinement needs the objectives as
-    # one weighted sum; with amounts of 10^6 the seven default objectives' ranges exceed 2^53
-    m = 10**6
-    board = {"players": [{"id": "A", "life": m}, {"id": "B", "life": m}],
-             "planeswalkers": [{"id": "pw", "controller": "B", "loyalty": m}],
-             "battles": [{"id": "bt", "controller": "A", "protector": "B", "defense": m}],
-             "creatures": [
-                 {"id": "a1", "controller": "A", "power": m, "toughness": m, "attacking": "B", "keywords": ["lifelink", "trample"]},
-                 {"id": "a2", "controller": "A", "power": m, "toughness": m, "attacking": "pw", "keywords": ["trample"]},
-                 {"id": "a3", "controller": "A", "power": m, "toughness": m, "attacking": "bt", "keywords": ["trample"]},
-                 {"id": "b1", "controller": "B", "power": m, "toughness": m, "blocking": ["a1", "a2"],
-                  "keywords": ["first strike"]}]}
+    board = WIDE_BOARD
     with pytest.raises(InvalidRequestError) as info:
         solve(board)
     assert info.value.field == "objective"
@@ -365,6 +369,18 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     simplest = objective_values(loaded, check(loaded, simplest_line(loaded)).outcome, "A", names)
     assert [result.objective[n] for n in names] >= [simplest[n] for n in names]
     assert any("too wide to combine" in w and "the best line found for lethal" in w for w in result.warnings)
+
+
+def test_two_objectives_too_wide_suggest_the_first_alone_and_one_objective_is_never_too_wide() -> None:
+    # player_damage and life_gained range over 0 to 10^6 each: past max_combined_range=10^6 together,
+    # and a creature dividing 10^6 damage is too many ways for the exhaustive search (refused)
+    with pytest.raises(InvalidRequestError) as info:
+        solve(WIDE_BOARD, objective=["player_damage", "life_gained"], max_combined_range=10**6)
+    assert info.value.problem.endswith("list fewer objectives, for example player_damage")
+    # one objective is its own scalar: nothing to combine, whatever max_combined_range says
+    alone = solve(WIDE_BOARD, objective=["player_damage"], max_combined_range=1)
+    assert (alone.status, alone.method) == ("optimal", "cp-sat")
+    assert alone.objective == solve(WIDE_BOARD, objective=["player_damage"]).objective
 
 
 def test_objectives_too_wide_for_the_refinement_on_a_small_board_are_searched() -> None:
