@@ -210,9 +210,10 @@ def with_prevented(board: Board, assignments: Iterable[Assignment],
 
 
 def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
-                    player: ObjectId) -> list[tuple[DealingChoice, ...]]:
+                    player: ObjectId) -> Iterator[tuple[DealingChoice, ...]]:
     """Every distinct way ``player`` can apply the effects on the damage it is affected by (616.1,
-    615.7): one option per distinct result (damage dealt and shields used). One empty option if
+    615.7): one option per distinct result (damage dealt and shields used), one at a time (each
+    recipient's options multiply, and several recipients' can be millions). One empty option if
     ``player`` has no choice."""
     by_target: dict[ObjectId, list[Assignment]] = {}
     for a in assignments:
@@ -221,7 +222,7 @@ def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
             if not fx.prevented and fx.modifiers:
                 by_target.setdefault(a.target, []).append(a)
     per_target = [_target_options(board, step, cells) for _, cells in sorted(by_target.items())]
-    return [tuple(c for part in combo for c in part) for combo in product(*per_target)] or [()]
+    return (tuple(c for part in combo for c in part) for combo in product(*per_target))
 
 
 def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[tuple[DealingChoice, ...]]:

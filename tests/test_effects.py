@@ -6,6 +6,7 @@ Expected answers are worked out by hand.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import permutations
 
 import pytest
@@ -13,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optimizer import InvalidBoardError, Step, load_board
-from optimizer.dealing import _distinct_orders
+from optimizer.assignment import Assignment, normalize
+from optimizer.dealing import _distinct_orders, dealing_options
 from optimizer.encode import CombatModel
 from scenarios import attacker, blocker, check_line, make_board, planeswalker, player, solved
 
@@ -221,6 +223,23 @@ def test_nine_doublers_and_an_adder_on_a_planeswalker():
     assert result.objective == {"loyalty": 1, "player_damage": 0}
     assert assigned(result) == {("a", "pw"): 4}
     assert result.method == "exhaustive"  # the encoding leaves this order (616.1) to the exhaustive search
+
+
+def test_a_player_s_choices_on_several_recipients_come_one_at_a_time():
+    """616.1, 615.7: B orders a doubler and "prevent the next 1" on A's 2 damage to B (2 or 3 dealt) and
+    on its 2 damage to B's planeswalker (likewise): 2 x 2 ways. Listed one at a time, not as a list (on
+    several recipients they multiply into millions, which a search under a time limit must be able to
+    stop listing)."""
+    board = make_board(attacker("a", 2, 2, "B"), attacker("c", 2, 2, "pw"), planeswalkers=[planeswalker("pw", 5)],
+                       effects=[{"kind": "prevent", "amount": 1, "recipients": ["B"]}, FURNACE,
+                                {"kind": "prevent", "amount": 1, "recipients": ["pw"]}])
+    line = normalize([Assignment(Step.REGULAR, "a", "B", 2), Assignment(Step.REGULAR, "c", "pw", 2)])
+    ways = dealing_options(board, Step.REGULAR, line, "B")
+    assert isinstance(ways, Iterator) and not isinstance(ways, (list, tuple))
+    orders = [tuple((d.target, d.order) for d in way) for way in ways]
+    assert orders == [(("B", (0, 1)), ("pw", (1, 2))), (("B", (0, 1)), ("pw", (2, 1))),
+                      (("B", (1, 0)), ("pw", (1, 2))), (("B", (1, 0)), ("pw", (2, 1)))]
+    assert list(dealing_options(board, Step.REGULAR, line, "A")) == [()]  # A is affected by none of it
 
 
 # --- lifelink through prevention ------------------------------------------------------------------------
