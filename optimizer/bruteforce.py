@@ -199,6 +199,7 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
                chosen: tuple[DealingChoice, ...], memo: dict, alpha: Value = None,
                beta: Value = None) -> BruteForceResult:
         """``memo``: :func:`player_options`' memo for ``current``."""
+        nonlocal cut
         step = steps[step_index]
         if level < len(order):  # announcements (510.1)
             options = player_options(current, order[level], step, announced, memo)
@@ -206,7 +207,9 @@ def brute_force(board: Board, player: ObjectId, objective: Sequence[str],
                 lambda a, b, option=option: search(current, step_index, level + 1, announced + option, history,
                                                    made, chosen, memo, a, b) for option in options))
         if level < 2 * len(order):  # choices for effects as the damage is dealt (616.1, 615.7, 101.4)
-            ways = dealing_options(current, step, normalize(announced), order[level - len(order)])
+            ways = dealing_options(current, step, normalize(announced), order[level - len(order)], deadline)
+            if deadline is not None and time.monotonic() >= deadline:
+                cut = True  # the options may be the default alone: the value is not proven
             return choose(level, alpha, beta, (
                 lambda a, b, way=way: search(current, step_index, level + 1, announced, history, made,
                                              chosen + way, memo, a, b) for way in ways))

@@ -13,13 +13,14 @@ Part of the rules layer: shares no code with the CP-SAT encoding.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, Iterable, Iterator, Mapping
 
 from .assignment import Assignment, Step, read_cell
 from .board import Board, Creature, EffectKind, Keyword, ObjectId
-from .errors import InvalidAssignmentError, key_path
+from .errors import InvalidAssignmentError, key_path, shown
 
 _INDEX = re.compile(r"0|[1-9][0-9]{0,8}")  # an index as JSON writes it: "1", not "01"
 """A shield's index as a key of ``prevented`` (ASCII digits only)."""
@@ -210,25 +211,36 @@ def with_prevented(board: Board, assignments: Iterable[Assignment],
 
 
 def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
-                    player: ObjectId) -> Iterator[tuple[DealingChoice, ...]]:
+                    player: ObjectId, deadline: float | None = None) -> Iterator[tuple[DealingChoice, ...]]:
     """Every distinct way ``player`` can apply the effects on the damage it is affected by (616.1,
     615.7): one option per distinct result (damage dealt and shields used), one at a time (each
     recipient's options multiply, and several recipients' can be millions). One empty option if
-    ``player`` has no choice."""
+    ``player`` has no choice. Past ``deadline`` (``time.monotonic()``), while one recipient's
+    options are being worked out (several shields on it take long), only the empty option: every
+    effect in board order, each shield preventing all it can (:func:`deal`'s default)."""
     by_target: dict[ObjectId, list[Assignment]] = {}
     for a in assignments:
         if a.amount > 0 and affected_player(board, a.target) == player:
             fx = cell_effects(board, a.source, a.target)
             if not fx.prevented and fx.modifiers:
                 by_target.setdefault(a.target, []).append(a)
-    per_target = [_target_options(board, step, cells) for _, cells in sorted(by_target.items())]
+    try:
+        per_target = [_target_options(board, step, cells, deadline) for _, cells in sorted(by_target.items())]
+    except _PastDeadline:
+        return iter([()])
     return (tuple(c for part in combo for c in part) for combo in product(*per_target))
 
 
-def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[tuple[DealingChoice, ...]]:
+class _PastDeadline(Exception):
+    """Working out a recipient's dealing options went past the search's deadline."""
+
+
+def _target_options(board: Board, step: Step, cells: list[Assignment],
+                    deadline: float | None = None) -> list[tuple[DealingChoice, ...]]:
     """The distinct choices for all damage to one recipient (its shields are shared by that damage):
     for each distinct result (damage dealt by each cell, shields left), the first choices found that
-    give it, cells in order and each cell's orders and preventions in turn."""
+    give it, cells in order and each cell's orders and preventions in turn. :class:`_PastDeadline`
+    once ``deadline`` has passed."""
     memo: dict[Any, dict[Any, tuple[DealingChoice, ...]]] = {}
 
     def walk(k: int, remaining: dict[int, int], passed: dict[int, bool]) -> dict[Any, tuple[DealingChoice, ...]]:
@@ -245,6 +257,8 @@ def _target_options(board: Board, step: Step, cells: list[Assignment]) -> list[t
             a = cells[k]
             modifiers = cell_effects(board, a.source, a.target).modifiers
             for order in _distinct_orders(board, modifiers):
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise _PastDeadline()
                 for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
                     choice = DealingChoice(step, a.source, a.target, order, prevented)
                     merged = dict(passed)

@@ -132,6 +132,13 @@ REGULAR_SEARCH_LIMIT = EXHAUSTIVE_LIMIT
 encoding does not model them either and each is searched exhaustively (each counts the lines it
 reached with the players' dealing choices, or its ``count_leaves`` if that is more): as much as one
 exhaustive search. A count, so the same board is always solved or always refused."""
+LINE_LIMIT = EXHAUSTIVE_LIMIT
+"""Without a time limit, the most lines a search within the size limits above may reach, the players'
+choices for effects on the damage (616.1, 615.7) included: the size limits count damage splits only,
+and those choices can multiply them (a 3 x 5 board with six effects on all damage, 160 first-strike
+lines, took 8.5 minutes to search; refused now after 100,000 lines, 40 s). Without such choices a
+search within the limits never reaches it. A count, so the same board is always solved or always
+refused."""
 SEARCH_LIMIT = 10**16
 """Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
 listing a single player's options can take longer than any time limit there."""
@@ -509,7 +516,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     # then legal and unproven), or without one a count of the lines it reaches (then it is refused).
     unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
     stepwise = stepwise or (unbounded and two_steps)
-    budget = PRUNED_LIMIT if unbounded and deadline is None else None
+    budget = None if deadline is not None else PRUNED_LIMIT if unbounded else LINE_LIMIT
     lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
     for on, step in step_boards(board):
         if step is Step.REGULAR and stepwise:
@@ -538,7 +545,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         stranded = len(later.players) >= 3 and any(
             later.is_creature(cid) and not later.creature(cid).in_combat for cid in in_combat)
         if not all(p.in_game for p in later.players) or stranded:
-            if deadline is None and budget is None and count_leaves(later) > EXHAUSTIVE_LIMIT:
+            if deadline is None and budget == LINE_LIMIT and count_leaves(later) > EXHAUSTIVE_LIMIT:
                 raise _Oversized()  # searched again under the budget
             return None  # searched here
         key = repr(later)

@@ -242,6 +242,27 @@ def test_a_player_s_choices_on_several_recipients_come_one_at_a_time():
     assert list(dealing_options(board, Step.REGULAR, line, "A")) == [()]  # A is affected by none of it
 
 
+def test_dealing_options_past_a_deadline_are_the_default_alone():
+    """Working out one recipient's options can take long (several shields on it): past the search's
+    deadline they are the default alone (board order, each shield preventing all it can), and the
+    search's answer is not proven. Five shields and a doubler on B: 4/3 and 3/3 unblocked attackers."""
+    import time
+
+    from optimizer import check, solve
+    from optimizer.bruteforce import brute_force
+
+    board = _data_board("five_shields_board.json")
+    line = normalize([Assignment(Step.REGULAR, "a", "B", 4), Assignment(Step.REGULAR, "c", "B", 3)])
+    assert list(dealing_options(board, Step.REGULAR, line, "B", deadline=time.monotonic() - 1)) == [()]
+    past = brute_force(board, "A", ["player_damage"], deadline=time.monotonic() - 1)
+    assert not past.complete
+    assert check(board, past.assignments, past.dealing).legal
+    result = solve(board, objective=["player_damage"], time_limit=0.2)
+    assert (result.method, result.status) == ("exhaustive", "feasible")
+    verdict = check(board, result.assignments, result.dealing)
+    assert verdict.legal and verdict.outcome == result.outcome
+
+
 # --- lifelink through prevention ------------------------------------------------------------------------
 
 def test_lifelink_gains_only_the_damage_dealt():
@@ -780,6 +801,23 @@ def test_board_too_large_for_the_exhaustive_search_is_refused_with_the_reason():
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert info.value.field == "board" and "banding" in info.value.problem
+
+
+def test_a_search_whose_dealing_choices_multiply_past_the_line_limit_is_refused(monkeypatch):
+    """A 3 x 5 board with six effects on all damage: 160 first-strike lines, within the limits, but B's
+    choices for the effects (616.1, 615.7) on several recipients multiply them into millions. Without a
+    time limit the search counts the lines it reaches, choices included, and is refused past
+    ``LINE_LIMIT`` (here lowered to 1,000); with one it answers, legal and not proven."""
+    from optimizer import NotSupportedError, check, solve, solver
+
+    board = _data_board("dealing_choices_board.json")
+    monkeypatch.setattr(solver, "LINE_LIMIT", 1000)
+    with pytest.raises(NotSupportedError) as info:
+        solve(board)
+    assert "160 first-strike lines" in info.value.problem and "reached more than 1000 lines" in info.value.problem
+    result = solve(board, time_limit=0.5)
+    assert result.method in ("stepwise", "exhaustive") and result.status == "feasible"
+    assert check(board, result.assignments, result.dealing).legal
 
 
 def assert_fallback_answers(board, result, refusal: str) -> None:
