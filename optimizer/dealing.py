@@ -70,7 +70,7 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
         if not isinstance(order, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n in effects
                                                   for n in order):
             raise InvalidAssignmentError(f"{where}.order", f"expected a list of indexes into the board's effects "
-                                         f"(0 to {len(board.effects) - 1}), got {order!r}")
+                                         f"(0 to {len(board.effects) - 1}), got {shown(order)}")
         prevented = item.get("prevented", {})
         if not isinstance(prevented, dict):
             raise InvalidAssignmentError(f"{where}.prevented", "expected an object {shield index: damage prevented}")
@@ -81,7 +81,7 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
             if index is None or index not in effects or not board.effects[index].is_shield:
                 raise InvalidAssignmentError(at, "not the index of a shield on the board")
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise InvalidAssignmentError(at, f"expected a non-negative integer, got {n!r}")
+                raise InvalidAssignmentError(at, f"expected a non-negative integer, got {shown(n)}")
             amounts.append((index, n))
         choice = DealingChoice(step, source, target, tuple(order), tuple(sorted(amounts)))
         _once(seen, choice, where)
@@ -186,7 +186,7 @@ def deal(board: Board, assignments: Iterable[Assignment],
             else:
                 p = wanted.get(i, min(d, remaining[i]))
                 if not 0 <= p <= min(d, remaining[i]):
-                    raise ValueError(f"dealing choice for {cell}: shield {i} cannot prevent {p}")
+                    raise ValueError(f"dealing choice for {cell}: shield {i} cannot prevent {shown(p)}")
                 passed[i].append(p == d)
                 stopped.append((i, p))
                 d -= p

@@ -27,23 +27,27 @@ def shown(value: object, limit: int = 60) -> str:
     print is named as one)."""
     try:
         text = repr(value)
-    except ValueError:
-        return "an integer of more than 4,300 digits"
+    except ValueError:  # Python does not print an integer of more than 4,300 digits
+        if isinstance(value, int):
+            return "an integer of more than 4,300 digits"
+        return f"a {type(value).__name__} holding an integer of more than 4,300 digits"
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters, and the line separators and bidirectional marks that would break a line or
+turn the text around it on a terminal."""
 
 
 def printable(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with control characters escaped (``\\n``, ``\\x1b``; newlines kept with
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``, ``\\u202e``; newlines kept with
     ``keep_newlines``) and unpaired surrogates too: ids and names may hold any character, and a
     message or a table must stay whole on a terminal."""
     def escape(m: re.Match[str]) -> str:
         c = m.group()
         if c == "\n":
             return c if keep_newlines else "\\n"
-        return f"\\x{ord(c):02x}"
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
     return _CONTROL.sub(escape, text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 

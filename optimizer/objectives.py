@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from .board import Board, ObjectId
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, shown
 from .rules import Outcome
 
 OBJECTIVES: dict[str, str] = {
@@ -57,7 +57,7 @@ def parse_player(board: Board, player: str | None) -> ObjectId:
     if player is None:
         return board.active_player
     if not isinstance(player, str) or not board.is_player(player):
-        raise InvalidRequestError("player", f"unknown player {player!r}; players are "
+        raise InvalidRequestError("player", f"unknown player {shown(player)}; players are "
                                   f"{', '.join(p.id for p in board.players)}")
     return player
 

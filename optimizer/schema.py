@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from .board import (COLORS, PROTECTION_QUALITIES, Battle, Board, Creature, Effect, EffectKind, Keyword,
                     Planeswalker, Player, Selector)
-from .errors import InvalidBoardError, key_path
+from .errors import InvalidBoardError, key_path, shown
 from .keyword_text import read_keywords
 
 MAX_NUMBER = 1_000_000
@@ -217,7 +217,7 @@ def checked_board(board: Board) -> Board:
         return board
     if not isinstance(board.first_strike_step_done, bool):
         raise InvalidBoardError("first_strike_step_done", f"expected True or False, got "
-                                f"{board.first_strike_step_done!r}"[:300])
+                                f"{shown(board.first_strike_step_done, 300)}")
     between = board.first_strike_step_done
     for i, p in enumerate(board.players):
         if not between and getattr(p, "in_game", True) is not True:
@@ -231,7 +231,7 @@ def checked_board(board: Board) -> Board:
         for end in ("sources", "recipients"):
             ids = getattr(getattr(effect, end), "ids", None)
             if ids is not None and not isinstance(ids, (frozenset, set)):  # a string would read as its letters
-                raise InvalidBoardError(f"effects[{i}].{end}", f"expected a frozenset of ids, got {ids!r}"[:300])
+                raise InvalidBoardError(f"effects[{i}].{end}", f"expected a frozenset of ids, got {shown(ids, 300)}")
     if not between:
         return load_board(data)
     return _between_steps(board, data)
@@ -241,10 +241,10 @@ def _between_steps(board: Board, data: dict[str, Any]) -> Board:
     """The read-back copy of a board between the damage steps (510.4) built in Python: ``data`` (its
     :meth:`Board.to_dict`) read with the allowances of :func:`_build` for that step's leftovers."""
     if not (isinstance(board.warnings, tuple) and all(isinstance(w, str) for w in board.warnings)):
-        raise InvalidBoardError("warnings", f"expected a tuple of strings, got {board.warnings!r}"[:300])
+        raise InvalidBoardError("warnings", f"expected a tuple of strings, got {shown(board.warnings, 300)}")
     for i, p in enumerate(board.players):
         if not isinstance(p.in_game, bool):
-            raise InvalidBoardError(f"players[{i}].in_game", f"expected True or False, got {p.in_game!r}")
+            raise InvalidBoardError(f"players[{i}].in_game", f"expected True or False, got {shown(p.in_game, 300)}")
     lost = frozenset(p.id for p in board.players if not p.in_game and isinstance(p.id, str))
     if len(board.players) - len(lost) < 2:
         raise InvalidBoardError("players", "at most one player is left in the game: the game is over "

@@ -285,8 +285,10 @@ def _solve(board: Board, player: ObjectId | None, objective: Sequence[str] | str
         raise InvalidRequestError("settings", f"expected SolverSettings, got {type(settings).__name__}")
     decider = parse_player(board, player)
     names = parse_objective(objective)
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                   or not time_limit > 0):
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))):
+        raise InvalidRequestError("time_limit", f"expected a positive number of seconds (an int or a float), got "
+                                  f"{type(time_limit).__name__} {_shown(time_limit)!r}")
+    if time_limit is not None and not time_limit > 0:
         raise InvalidRequestError("time_limit", f"{_shown(time_limit)!r}: expected a positive number of seconds")
     if time_limit is not None and not time_limit <= MAX_TIME_LIMIT:
         raise InvalidRequestError("time_limit", f"{_shown(time_limit)}: at most {MAX_TIME_LIMIT:.0e} seconds "

@@ -1372,3 +1372,49 @@ def test_a_table_on_a_terminal_that_cannot_show_a_name_escapes_it(tmp_path: Path
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "a1 (\\xc9owyn \\u2603)" in proc.stdout
+
+
+HUGE = 10**5000
+"""An integer Python will not print (more than 4,300 digits): only the API can give one."""
+FURNACE_SHIELD = ROOT / "examples" / "shield-and-furnace-order.json"
+OGRE_HITS = [{"source": "ogre", "target": "wall", "amount": 3}]
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda b: check(b, OGRE_HITS, [{"source": "ogre", "target": "wall", "order": [HUGE]}]), "dealing[0].order"),
+    (lambda b: check(b, OGRE_HITS, [{"source": "ogre", "target": "wall", "order": [1, 0], "prevented": {"1": -HUGE}}]),
+     "dealing[0].prevented.1"),
+    (lambda b: check(b, OGRE_HITS, [{"source": "ogre", "target": "wall", "order": [1, 0], "prevented": {"1": HUGE}}]),
+     "dealing"),
+    (lambda b: solve(b, player=HUGE), "player"),
+    (lambda b: solve(replace(b, first_strike_step_done=HUGE)), "first_strike_step_done"),
+    (lambda b: solve(replace(b, first_strike_step_done=True, players=(replace(b.players[0], in_game=HUGE),)
+                             + b.players[1:])), "players[0].in_game"),
+    (lambda b: solve(replace(b, first_strike_step_done=True, warnings=(HUGE,))), "warnings"),
+    (lambda b: solve(replace(b, effects=(Effect(EffectKind.DOUBLE, None, Selector(ids=(HUGE,))),))),
+     "effects[0].sources"),
+], ids=["order", "prevented-negative", "prevented-too-much", "player", "first-strike-step-done", "in-game",
+        "warnings", "selector-ids"])
+def test_an_integer_too_long_to_print_is_named_not_printed(call, field) -> None:
+    with pytest.raises(InputError) as info:
+        call(load_board(FURNACE_SHIELD))
+    assert info.value.field == field and "integer of more than 4,300 digits" in info.value.problem
+
+
+@pytest.mark.parametrize("time_limit, kind", [("1", "str"), (True, "bool"), (None.__class__, "type")],
+                         ids=["string", "bool", "other"])
+def test_a_time_limit_that_is_not_a_number_names_its_type(time_limit: Any, kind: str) -> None:
+    from fractions import Fraction
+
+    for value, name in ((time_limit, kind), (Fraction(1, 2), "Fraction")):
+        with pytest.raises(InvalidRequestError) as info:
+            solve(base_board(), time_limit=value)
+        assert info.value.field == "time_limit"
+        assert info.value.problem.startswith(f"expected a positive number of seconds (an int or a float), got {name} ")
+
+
+def test_line_separators_and_bidirectional_marks_are_escaped_in_messages() -> None:
+    from optimizer.errors import printable
+
+    assert printable("a\u202eb\u2028c\u2066d\x1be") == "a\\u202eb\\u2028c\\u2066d\\x1be"
+    assert printable("é ü 日本") == "é ü 日本"  # other characters are shown as they are
