@@ -31,7 +31,9 @@ class DealingChoice:
     """How the effects on one creature's damage to one recipient are applied (616.1, 615.7).
 
     ``order`` lists the indexes (in ``board.effects``) of the shields, doublers and adders that apply,
-    in the order chosen; ``prevented`` says how much each shield prevents of this damage.
+    in the order chosen; ``prevented`` says how much each shield prevents of this damage. For damage
+    that protection or a "prevent all" effect prevents, ``order`` lists those applied before it (any
+    of them, 616.1e: a shield applied first is used up, 615.7); none, by default.
     """
 
     step: Step
@@ -106,7 +108,16 @@ class CellEffects:
     prevented: bool
     """Protection (702.16e) or a "prevent all" effect applies and nothing says it can't be prevented."""
     modifiers: tuple[int, ...]
-    """Indexes of the shields (615.7), doublers and adders (614.1a) that apply, in board order."""
+    """Indexes of the shields (615.7), doublers and adders (614.1a) that apply, in board order. With
+    ``prevented``, those its player may apply before the damage is prevented (616.1e)."""
+
+    shields: frozenset[int] = frozenset()
+    """The shields among ``modifiers``."""
+
+    @property
+    def wastable(self) -> bool:
+        """Damage prevented anyway that a shield may be applied to first, using it up (616.1e, 615.7)."""
+        return self.prevented and bool(self.shields)
 
 
 def affected_player(board: Board, recipient: ObjectId) -> ObjectId:
@@ -130,11 +141,10 @@ def cell_effects(board: Board, source_id: ObjectId, target: ObjectId) -> CellEff
     protection = getattr(obj, "protection_from", frozenset())
     prevent_all = _protected(protection, source) or any(
         e.kind is EffectKind.PREVENT and e.amount is None for _, e in applies)
-    if prevent_all and not unpreventable:
-        return CellEffects(True, ())
     modifiers = tuple(i for i, e in applies if e.kind in (EffectKind.DOUBLE, EffectKind.ADD)
                       or (e.is_shield and e.amount and not unpreventable))  # a used-up shield is gone
-    return CellEffects(False, modifiers)
+    shields = frozenset(i for i in modifiers if board.effects[i].is_shield)
+    return CellEffects(prevent_all and not unpreventable, modifiers, shields)
 
 
 @dataclass(frozen=True)
@@ -167,13 +177,16 @@ def deal(board: Board, assignments: Iterable[Assignment],
             continue
         cell = (a.source, a.target)
         fx = cell_effects(board, a.source, a.target)
-        if fx.prevented:
-            amounts[cell] = 0
-            continue
         choice = choices.get(cell)
-        order = fx.modifiers if choice is None else choice.order
-        if sorted(order) != sorted(fx.modifiers):
-            raise ValueError(f"dealing choice for {cell}: effects {order} do not match {fx.modifiers}")
+        if fx.prevented:  # what is applied before the damage is prevented (616.1e): none by default
+            order = () if choice is None else choice.order
+            if len(set(order)) != len(order) or not set(order) <= set(fx.modifiers):
+                raise ValueError(f"dealing choice for {cell}: effects {order} are not among {fx.modifiers}, "
+                                 "applied before the damage is prevented")
+        else:
+            order = fx.modifiers if choice is None else choice.order
+            if sorted(order) != sorted(fx.modifiers):
+                raise ValueError(f"dealing choice for {cell}: effects {order} do not match {fx.modifiers}")
         wanted = dict(choice.prevented) if choice is not None else {}
         d = a.amount
         stopped: list[tuple[int, int]] = []
@@ -191,7 +204,7 @@ def deal(board: Board, assignments: Iterable[Assignment],
                 stopped.append((i, p))
                 d -= p
                 remaining[i] -= p
-        amounts[cell] = d
+        amounts[cell] = 0 if fx.prevented else d
         if stopped:
             prevented[cell] = tuple(stopped)
     for i, left in remaining.items():
@@ -222,7 +235,7 @@ def dealing_options(board: Board, step: Step, assignments: Iterable[Assignment],
     for a in assignments:
         if a.amount > 0 and affected_player(board, a.target) == player:
             fx = cell_effects(board, a.source, a.target)
-            if not fx.prevented and fx.modifiers:
+            if (fx.modifiers and not fx.prevented) or fx.wastable:
                 by_target.setdefault(a.target, []).append(a)
     try:
         per_target = [_target_options(board, step, cells, deadline) for _, cells in sorted(by_target.items())]
@@ -255,17 +268,20 @@ def _target_options(board: Board, step: Step, cells: list[Assignment],
                 out[((), tuple(sorted(remaining.items())))] = ()
         else:
             a = cells[k]
-            modifiers = cell_effects(board, a.source, a.target).modifiers
-            for order in _distinct_orders(board, modifiers):
+            fx = cell_effects(board, a.source, a.target)
+            orders = _distinct_prefixes(board, fx.modifiers) if fx.prevented else _distinct_orders(board, fx.modifiers)
+            for order in orders:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise _PastDeadline()
                 for d, rem, prevented, full in _apply(board, a.amount, order, remaining):
-                    choice = DealingChoice(step, a.source, a.target, order, prevented)
+                    if fx.prevented:
+                        d = 0
+                    chosen = (DealingChoice(step, a.source, a.target, order, prevented),) if order else ()
                     merged = dict(passed)
                     for i, ok in full.items():
                         merged[i] = merged.get(i, True) and ok
                     for (dealt, left), made in walk(k + 1, rem, merged).items():
-                        out.setdefault(((d, *dealt), left), (choice, *made))
+                        out.setdefault(((d, *dealt), left), (*chosen, *made))
         memo[state] = out
         return out
 
@@ -300,6 +316,19 @@ def _distinct_orders(board: Board, modifiers: tuple[int, ...]) -> Iterator[tuple
             yield from extend(prefix + (left[key][0],), {**left, key: left[key][1:]})
 
     return extend((), pools)
+
+
+def _distinct_prefixes(board: Board, modifiers: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """For damage that protection or a "prevent all" effect prevents: the effects its player may apply
+    first (616.1e), as distinct sequences that end with a shield (what comes after the last shield
+    cannot change what the shields prevent; the damage is prevented in the end), the empty one first."""
+    seen = {()}
+    yield ()
+    for order in _distinct_orders(board, modifiers):
+        for k in range(1, len(order) + 1):
+            if board.effects[order[k - 1]].is_shield and order[:k] not in seen:
+                seen.add(order[:k])
+                yield order[:k]
 
 
 def _apply(board: Board, amount: int, order: tuple[int, ...], remaining: dict[int, int]):

@@ -85,6 +85,8 @@ class DealtRule:
     doublers: tuple[int, ...] = ()
     adders: tuple[int, ...] = ()
     """Indexes in ``board.effects``."""
+    wastable: tuple[int, ...] = ()
+    """With ``prevented``: the shields its player may apply first all the same, using them up (616.1e)."""
 
     @property
     def identity(self) -> bool:
@@ -120,7 +122,8 @@ def dealt_rule(board: Board, source: Creature, target: ObjectId) -> DealtRule:
     protection = getattr(obj, "protection_from", frozenset())
     protected = bool(protection & ({"creatures", "everything"} | source.colors))
     if not unpreventable and (protected or any(e.kind is EffectKind.PREVENT and e.amount is None for _, e in live)):
-        return DealtRule(prevented=True)
+        shields = tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
+        return DealtRule(prevented=True, wastable=shields)  # its player may still apply them first (616.1e)
     shields = () if unpreventable else tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
     doublers = tuple(i for i, e in live if e.kind is EffectKind.DOUBLE)
     adders = tuple(i for i, e in live if e.kind is EffectKind.ADD)
@@ -450,6 +453,12 @@ class CombatModel:
                     return (f"{divider} divides {c.id}'s damage among its blockers (banding, 702.22j); if {divider} "
                             f"loses in the first-strike step, they leave the game with it (800.4a) while the battle "
                             f"{c.attacking} stays attacked (704.5w), and {c.controller} divides again")
+        wastable = {i: cell for cell, rule in self._dealt.items() for i in rule.wastable}
+        for (source, t), rule in self._dealt.items():
+            for i in set(rule.shields) & set(wastable):
+                return (f"the shield {i} can prevent {source}'s damage to {t}, and its player may use it up on "
+                        f"{wastable[i][0]}'s damage to {wastable[i][1]}, applying it before that damage is prevented "
+                        "anyway (616.1e, 615.7)")
         shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
         first = self.sources(Step.FIRST_STRIKE)

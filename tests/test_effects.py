@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optimizer import InvalidBoardError, Step, load_board
+from optimizer import InvalidAssignmentError, InvalidBoardError, Step, check, load_board
 from optimizer.assignment import Assignment, normalize
-from optimizer.dealing import _distinct_orders, dealing_options
+from optimizer.dealing import _distinct_orders, deal, dealing_options
 from optimizer.encode import CombatModel
 from scenarios import attacker, blocker, check_line, make_board, planeswalker, player, solved
 
@@ -193,6 +193,62 @@ def test_shield_on_a_player_chooses_which_damage_to_prevent():
     assert result.objective == {"lethal": 0, "poison": 0, "player_damage": 2}
 
 
+def _wasting_board(stopper: str) -> dict:
+    """A's 1/2 ``x`` (value -1: A is better off without it) blocked by B's 2/3s ``l`` and ``m``, with
+    'prevent the next 2 damage to x' (effect 0) and m's damage to x prevented anyway, by a 'prevent
+    all' effect or by protection from m's color."""
+    x = attacker("x", 1, 2, "B", value=-1)
+    m = blocker("m", 2, 3, "x")
+    effects = [{"kind": "prevent", "amount": 2, "recipients": ["x"]}]
+    if stopper == "prevent all":
+        effects.append({"kind": "prevent", "amount": None, "sources": ["m"], "recipients": ["x"]})
+    else:
+        x["protection_from"], m["colors"] = ["white"], ["white"]
+    return make_board(x, blocker("l", 2, 3, "x"), m, effects=effects)
+
+
+@pytest.mark.parametrize("stopper", ["prevent all", "protection"])
+@pytest.mark.parametrize("decider, value", [("A", 1), ("B", -1)])
+def test_a_shield_may_be_used_up_on_damage_prevented_anyway(stopper, decider, value):
+    """616.1e: A, x's controller, may apply the shield to m's damage before the effect that prevents
+    it anyway; the shield is then used up (615.7), l's 2 damage is dealt and x dies. A wants that
+    (x's value is -1), and against B it is A's worst reply for B: value 1 for A, -1 for B. Without
+    that choice the shield would stop l's damage and x would live (value 0 either way)."""
+    result = solved(_wasting_board(stopper), ["value"], decider)
+    assert result.objective == {"value": value}
+    assert result.method == "exhaustive" and "616.1e" in result.warnings[0]
+    chosen = {(d.source, d.target): d for d in result.dealing}
+    assert chosen[("m", "x")].order == (0,) and dict(chosen[("m", "x")].prevented) == {0: 2}
+
+
+@pytest.mark.parametrize("stopper", ["prevent all", "protection"])
+def test_check_takes_a_shield_applied_before_damage_is_prevented_anyway(stopper):
+    """616.1e in the checker: by default the damage is prevented first and the shield saves x; applied
+    first to m's damage (and so preventing none of l's), the shield is used up and x dies. An effect
+    that is not on that damage, or one applied twice, is refused, naming the dealing field."""
+    board = _wasting_board(stopper)
+    line = {"assignments": [dmg("x", "l", 1), dmg("l", "x", 2), dmg("m", "x", 2)]}
+    assert "x" not in check(board, line).outcome.destroyed
+    wasted = check(board, line, [
+        {"step": "regular", "source": "l", "target": "x", "order": [0], "prevented": {"0": 0}},
+        {"step": "regular", "source": "m", "target": "x", "order": [0], "prevented": {"0": 2}}])
+    assert wasted.legal and "x" in wasted.outcome.destroyed
+    assert wasted.outcome.creatures["x"].damage == 2
+    for order in ([0, 0], [1] if stopper == "prevent all" else [3]):
+        with pytest.raises(InvalidAssignmentError, match="dealing"):
+            check(board, line, [{"step": "regular", "source": "m", "target": "x", "order": order}])
+
+
+def test_a_shield_only_damage_prevented_anyway_reaches_goes_through_the_encoding():
+    """A shield that no damage it could prevent gets past protection cannot change anything by being
+    used up: the board stays with CP-SAT, and the blocker protected from creatures lives."""
+    board = make_board(attacker("a", 3, 3, "B"), blocker("b", 1, 2, "a", protection_from=["creatures"]),
+                       effects=[{"kind": "prevent", "amount": 2, "recipients": ["b"]}])
+    result = solved(board, ["kills"])
+    assert result.objective == {"kills": 0} and result.method == "cp-sat"
+    assert CombatModel(board, "A", ("kills",)).unsupported() is None
+
+
 @given(kinds=st.lists(st.sampled_from(["double", "add 1", "add 2", "shield"]), max_size=6))
 def test_orders_of_alike_effects_are_listed_once(kinds):
     """616.1, 614.5: doublers are alike, and so are adders of one amount; each shield is its own (615.7).
@@ -211,6 +267,38 @@ def test_orders_of_alike_effects_are_listed_once(kinds):
     for order in permutations(indexes):
         first_of_each.setdefault(tuple(kind(i) for i in order), order)
     assert list(_distinct_orders(board, indexes)) == list(first_of_each.values())
+
+
+@given(kinds=st.lists(st.sampled_from(["double", "add 1", "shield 1", "shield 3"]), max_size=4),
+       power=st.integers(1, 4))
+def test_shields_a_player_may_use_up_on_damage_its_protection_prevents(kinds, power):
+    """616.1e, 615.7: B has protection from creatures, so an attacker's damage to B is prevented, but B
+    may apply any of the other effects on it first, in any order, and a shield applied to it prevents
+    all it can of it. The shields B can use up that way are those of every ordered choice of effects."""
+    effects = [{"kind": "double"} if k == "double" else {"kind": "add", "amount": 1} if k == "add 1"
+               else {"kind": "prevent", "amount": int(k[-1]), "recipients": ["B"]} for k in kinds]
+    board = make_board(attacker("a", power, 4, "B"),
+                       players=[player("A"), player("B", protection_from=["creatures"])], effects=effects)
+    line = (Assignment(Step.REGULAR, "a", "B", power),)
+    found = set()
+    for option in dealing_options(board, Step.REGULAR, line, "B"):
+        dealt = deal(board, line, {(c.source, c.target): c for c in option})
+        assert dealt.amounts[("a", "B")] == 0
+        found.add(tuple(dealt.shields_used.get(i, 0) for i in range(len(kinds))))
+    expected = set()
+    for size in range(len(kinds) + 1):
+        for order in permutations(range(len(kinds)), size):
+            d, used = power, [0] * len(kinds)
+            for i in order:
+                if kinds[i] == "double":
+                    d *= 2
+                elif kinds[i] == "add 1":
+                    d += 1 if d > 0 else 0  # 614.7a: nothing is added to 0 damage
+                else:
+                    used[i] = min(d, int(kinds[i][-1]))
+                    d -= used[i]
+            expected.add(tuple(used))
+    assert found == expected
 
 
 def test_nine_doublers_and_an_adder_on_a_planeswalker():
