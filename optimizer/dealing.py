@@ -110,14 +110,8 @@ class CellEffects:
     modifiers: tuple[int, ...]
     """Indexes of the shields (615.7), doublers and adders (614.1a) that apply, in board order. With
     ``prevented``, those its player may apply before the damage is prevented (616.1e)."""
-
-    shields: frozenset[int] = frozenset()
-    """The shields among ``modifiers``."""
-
-    @property
-    def wastable(self) -> bool:
-        """Damage prevented anyway that a shield may be applied to first, using it up (616.1e, 615.7)."""
-        return self.prevented and bool(self.shields)
+    wastable: bool = False
+    """Prevented, and a shield among ``modifiers``: its player may use it up on this damage (616.1e, 615.7)."""
 
 
 def affected_player(board: Board, recipient: ObjectId) -> ObjectId:
@@ -143,8 +137,8 @@ def cell_effects(board: Board, source_id: ObjectId, target: ObjectId) -> CellEff
         e.kind is EffectKind.PREVENT and e.amount is None for _, e in applies)
     modifiers = tuple(i for i, e in applies if e.kind in (EffectKind.DOUBLE, EffectKind.ADD)
                       or (e.is_shield and e.amount and not unpreventable))  # a used-up shield is gone
-    shields = frozenset(i for i in modifiers if board.effects[i].is_shield)
-    return CellEffects(prevent_all and not unpreventable, modifiers, shields)
+    prevented = prevent_all and not unpreventable
+    return CellEffects(prevented, modifiers, prevented and any(board.effects[i].is_shield for i in modifiers))
 
 
 @dataclass(frozen=True)

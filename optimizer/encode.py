@@ -454,11 +454,12 @@ class CombatModel:
                             f"loses in the first-strike step, they leave the game with it (800.4a) while the battle "
                             f"{c.attacking} stays attacked (704.5w), and {c.controller} divides again")
         wastable = {i: cell for cell, rule in self._dealt.items() for i in rule.wastable}
-        for (source, t), rule in self._dealt.items():
-            for i in set(rule.shields) & set(wastable):
-                return (f"the shield {i} can prevent {source}'s damage to {t}, and its player may use it up on "
-                        f"{wastable[i][0]}'s damage to {wastable[i][1]}, applying it before that damage is prevented "
-                        "anyway (616.1e, 615.7)")
+        for (source, t), rule in self._dealt.items() if wastable else ():
+            shared = sorted(wastable.keys() & set(rule.shields))
+            if shared:
+                return (f"the shield {shared[0]} can prevent {source}'s damage to {t}, and its player may use it "
+                        f"up on {wastable[shared[0]][0]}'s damage to {wastable[shared[0]][1]}, applying it before "
+                        "that damage is prevented anyway (616.1e, 615.7)")
         shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
         first = self.sources(Step.FIRST_STRIKE)
