@@ -121,10 +121,11 @@ def dealt_rule(board: Board, source: Creature, target: ObjectId) -> DealtRule:
     unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for _, e in live)  # 615.12
     protection = getattr(obj, "protection_from", frozenset())
     protected = bool(protection & ({"creatures", "everything"} | source.colors))
+    shields = tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
     if not unpreventable and (protected or any(e.kind is EffectKind.PREVENT and e.amount is None for _, e in live)):
-        shields = tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
         return DealtRule(prevented=True, wastable=shields)  # its player may still apply them first (616.1e)
-    shields = () if unpreventable else tuple(i for i, e in live if e.kind is EffectKind.PREVENT and e.amount)
+    if unpreventable:  # 615.12: shields prevent nothing and are not used up
+        shields = ()
     doublers = tuple(i for i, e in live if e.kind is EffectKind.DOUBLE)
     adders = tuple(i for i, e in live if e.kind is EffectKind.ADD)
     return DealtRule(False, 2 ** len(doublers), sum(board.effects[i].amount for i in adders),
@@ -454,12 +455,14 @@ class CombatModel:
                             f"loses in the first-strike step, they leave the game with it (800.4a) while the battle "
                             f"{c.attacking} stays attacked (704.5w), and {c.controller} divides again")
         wastable = {i: cell for cell, rule in self._dealt.items() for i in rule.wastable}
-        for (source, t), rule in self._dealt.items() if wastable else ():
-            shared = sorted(wastable.keys() & set(rule.shields))
-            if shared:
-                return (f"the shield {shared[0]} can prevent {source}'s damage to {t}, and its player may use it "
-                        f"up on {wastable[shared[0]][0]}'s damage to {wastable[shared[0]][1]}, applying it before "
-                        "that damage is prevented anyway (616.1e, 615.7)")
+        if wastable:
+            for (source, t), rule in self._dealt.items():
+                shared = sorted(wastable.keys() & set(rule.shields))
+                if shared:
+                    i = shared[0]
+                    return (f"the shield {i} can prevent {source}'s damage to {t}, and its player may use it up on "
+                            f"{wastable[i][0]}'s damage to {wastable[i][1]}, applying it before that damage is "
+                            "prevented anyway (616.1e, 615.7)")
         shielded: dict[tuple[Step, ObjectId], int] = {}
         regular = self.sources(Step.REGULAR)
         first = self.sources(Step.FIRST_STRIKE)
