@@ -115,10 +115,10 @@ def result_text(request: dict[str, Any]) -> str:
                                       f"expected {', '.join(allowed)}")
     key = None
     if command == "solve" and isinstance(request.get("board"), dict):
-        # keys in their given order: the result follows it (commander damage, warnings), so requests
-        # that differ only in key order must not share an answer
+        # keys sorted: a JSON object's key order changes nothing in the result (commander damage and
+        # its warnings come by id), so requests that differ only in key order share an answer
         key = json.dumps([request["board"], request.get("player"), request.get("objective"),
-                          request.get("time_limit")])
+                          request.get("time_limit")], sort_keys=True)
         cached = _CACHE.get(key)  # only valid requests are remembered: a repeated one is not read again
         if cached is not None:
             return cached

@@ -244,7 +244,7 @@ def deal_damage(board: Board, assignments: tuple[Assignment, ...],
     players = {
         p.id: PlayerOutcome(
             life=life[p.id], poison=poison[p.id],
-            commander_damage=MappingProxyType(commander[p.id]),
+            commander_damage=MappingProxyType(dict(sorted(commander[p.id].items()))),  # by commander id
             damage_taken=taken[p.id], life_gained=gained[p.id],
             lost=life[p.id] <= 0 or poison[p.id] >= 10 or any(n >= 21 for n in commander[p.id].values()),
         )  # 704.5a, 704.5c, 704.6c

@@ -324,7 +324,8 @@ def _build(raw: _BoardIn, lost: frozenset[str] | None = None) -> Board:
         elif p.poison >= 10:
             raise InvalidBoardError(f"players[{i}].poison",
                                     f"{p.poison}: a player with 10 or more poison counters has already lost (704.5c)")
-        for key, amount in p.commander_damage.items():
+        commander_damage = dict(sorted(p.commander_damage.items()))  # by id: a JSON object's key order means nothing
+        for key, amount in commander_damage.items():
             where = key_path(f"players[{i}].commander_damage", key)
             if amount >= 21 and p.id not in lost:
                 raise InvalidBoardError(where, f"{amount}: 21 or more commander damage has already lost the game (704.6c)")
@@ -340,7 +341,7 @@ def _build(raw: _BoardIn, lost: frozenset[str] | None = None) -> Board:
                                             "case-sensitive; a commander not on the battlefield needs an id of its own)")
                 warnings.append(f"players[{i}].commander_damage: {key!r} is not on the battlefield; "
                                 "its damage so far cannot grow in this combat")
-        players.append(Player(p.id, p.life, p.poison, MappingProxyType(dict(p.commander_damage)),
+        players.append(Player(p.id, p.life, p.poison, MappingProxyType(commander_damage),
                               in_game=p.id not in lost,
                               protection_from=_qualities(f"players[{i}].protection_from", p.protection_from)))
 

@@ -180,3 +180,15 @@ def test_output_that_cannot_be_written_is_one_error_line() -> None:
                               stderr=subprocess.PIPE, cwd=ROOT, env=ENV, timeout=120, check=False)
     assert proc.returncode == 2
     assert proc.stderr == b"mtg-combat: error: output: cannot write: No space left on device\n"
+
+
+def test_a_client_that_closes_its_end_of_stdout_ends_the_server_quietly() -> None:
+    """A client gone away leaves no one to answer: exit 0, nothing on stderr (docs/interfaces.md)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first answer
+    try:
+        proc = subprocess.run(SERVE, input=b"".join(encode({"id": i, "board": REGROWER}) + b"\n" for i in range(3)),
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=ENV, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (0, b"")
