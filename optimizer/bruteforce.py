@@ -43,12 +43,15 @@ class BruteForceResult:
 
 def splits(total: int, parts: int) -> Iterator[tuple[int, ...]]:
     """Every way to write ``total`` as an ordered sum of ``parts`` non-negative integers."""
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in splits(total - first, parts - 1):
-            yield (first, *rest)
+    stack: list[tuple[int, ...]] = [()]  # depth first, with a stack: a creature may have 1,000 recipients
+    while stack:
+        prefix = stack.pop()
+        left = total - sum(prefix)
+        if len(prefix) == parts - 1:
+            yield (*prefix, left)
+            continue
+        for first in range(left, -1, -1):  # popped in increasing order
+            stack.append((*prefix, first))
 
 
 def creature_options(board: Board, creature_id: ObjectId, step: Step = Step.REGULAR) -> list[tuple[Assignment, ...]]:

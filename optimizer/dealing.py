@@ -71,8 +71,9 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
         effects = range(len(board.effects))
         if not isinstance(order, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n in effects
                                                   for n in order):
+            known = f"(0 to {len(board.effects) - 1})" if board.effects else "(it has none: the order is [])"
             raise InvalidAssignmentError(f"{where}.order", f"expected a list of indexes into the board's effects "
-                                         f"(0 to {len(board.effects) - 1}), got {shown(order)}")
+                                         f"{known}, got {shown(order)}")
         prevented = item.get("prevented", {})
         if not isinstance(prevented, dict):
             raise InvalidAssignmentError(f"{where}.prevented", "expected an object {shield index: damage prevented}")
@@ -302,14 +303,17 @@ def _distinct_orders(board: Board, modifiers: tuple[int, ...]) -> Iterator[tuple
     for i in modifiers:
         pools[kind(i)] = pools.get(kind(i), ()) + (i,)
 
-    def extend(prefix: tuple[int, ...], left: dict[tuple[Any, ...], tuple[int, ...]]) -> Iterator[tuple[int, ...]]:
-        if not any(left.values()):
-            yield prefix
-            return
-        for key in sorted((k for k, v in left.items() if v), key=lambda k: left[k][0]):  # each kind's first left
-            yield from extend(prefix + (left[key][0],), {**left, key: left[key][1:]})
+    def extend() -> Iterator[tuple[int, ...]]:  # depth first, with a stack: a board may have 1,000 effects
+        stack: list[tuple[tuple[int, ...], dict[tuple[Any, ...], tuple[int, ...]]]] = [((), pools)]
+        while stack:
+            prefix, left = stack.pop()
+            keys = sorted((k for k, v in left.items() if v), key=lambda k: left[k][0])  # each kind's first left
+            if not keys:
+                yield prefix
+            for key in reversed(keys):  # popped in order
+                stack.append((prefix + (left[key][0],), {**left, key: left[key][1:]}))
 
-    return extend((), pools)
+    return extend()
 
 
 def _distinct_prefixes(board: Board, modifiers: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -329,22 +333,24 @@ def _apply(board: Board, amount: int, order: tuple[int, ...], remaining: dict[in
     """Every result of applying ``order`` to ``amount``, shields preventing any amount they can:
     (dealt, shields left, prevented per shield, whether each shield prevented all that reached it)."""
     results = []
-
-    def go(j: int, d: int, rem: dict[int, int], prevented: tuple[tuple[int, int], ...], full: dict[int, bool]):
+    # depth first, with a stack (a board may have 1,000 effects); only a shield branches
+    stack: list[tuple[int, int, dict[int, int], tuple[tuple[int, int], ...], dict[int, bool]]] = [
+        (0, amount, dict(remaining), (), {})]
+    while stack:
+        j, d, rem, prevented, full = stack.pop()
+        while j < len(order) and not board.effects[order[j]].is_shield:
+            effect = board.effects[order[j]]
+            if effect.kind is EffectKind.DOUBLE:
+                d *= 2
+            elif effect.kind is EffectKind.ADD:
+                d += effect.amount if d > 0 else 0  # type: ignore[operator]
+            j += 1
         if j == len(order):
             results.append((d, rem, prevented, full))
-            return
+            continue
         i = order[j]
-        effect = board.effects[i]
-        if effect.kind is EffectKind.DOUBLE:
-            go(j + 1, d * 2, rem, prevented, full)
-        elif effect.kind is EffectKind.ADD:
-            go(j + 1, d + (effect.amount if d > 0 else 0), rem, prevented, full)  # type: ignore[operator]
-        else:
-            for p in range(min(d, rem[i]) + 1):
-                go(j + 1, d - p, {**rem, i: rem[i] - p}, prevented + ((i, p),), {**full, i: p == d})
-
-    go(0, amount, dict(remaining), (), {})
+        for p in range(min(d, rem[i]), -1, -1):  # popped in increasing order
+            stack.append((j + 1, d - p, {**rem, i: rem[i] - p}, prevented + ((i, p),), {**full, i: p == d}))
     return results
 
 

@@ -139,6 +139,10 @@ and those choices can multiply them (a 3 x 5 board with six effects on all damag
 lines, took 8.5 minutes to search; refused now after 100,000 lines, 40 s). Without such choices a
 search within the limits never reaches it. A count, so the same board is always solved or always
 refused."""
+MAX_GAIN_LEVELS = 1_000
+"""Most totals a defender's lifelink blockers can gain that are solved one model each when that gain
+decides whether the defender loses (``_Game._coupled_gain``); past it the board goes to the exhaustive
+search. Totals no division reaches are skipped, one model per gap."""
 SEARCH_LIMIT = 10**16
 """Boards past both limits above with more lines than this (``count_leaves``) are not searched at all:
 listing a single player's options can take longer than any time limit there."""
@@ -159,6 +163,11 @@ class _NoLine(Exception):
 class _TooWide(Exception):
     """The refinement needs the objectives as one weighted sum and their ranges are too wide; the
     argument is the request error to raise when the exhaustive search cannot take the board either."""
+
+
+class _TooManyGains(Exception):
+    """More than :data:`MAX_GAIN_LEVELS` totals the defender's lifelink blockers can gain, each needing its
+    own model (``_Game._coupled_gain``); the argument is the reason, for the exhaustive search's warning."""
 
 
 class _CaseInfeasible(Exception):
@@ -359,6 +368,15 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     try:
         line, value, proven = game.solve()
+    except _TooManyGains as too_many:
+        deadline = game.deadline
+        try:
+            return _exhaustive(board, decider, names, too_many.args[0], settings,
+                               None if deadline is None else max(deadline, time.monotonic() + 0.001))
+        except NotSupportedError as refusal:
+            if deadline is None:
+                raise
+            return _fallback(board, decider, names, refusal.problem, deadline, settings, max_combined_range)
     except _TooWide as too_wide:  # small boards are searched instead (no weights needed)
         try:
             return _exhaustive(board, decider, names, "the other side replies in the first-strike step, and the "
@@ -492,6 +510,11 @@ def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: 
                        "fallback")
 
 
+def _count(n: int) -> str:
+    """A count in a message: with thousands separators, or, past 10^18, its power of ten."""
+    return f"{n:,}" if n < 10**18 else f"about 10^{len(str(n)) - 1}"
+
+
 def _unproven(reason: str) -> str:
     """The warning of an answer that is not proven optimal."""
     return (f"not proven optimal: {reason}; the objective values are those of the returned line, in which the "
@@ -519,7 +542,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
     unbounded = size > EXHAUSTIVE_LIMIT and not stepwise
     stepwise = stepwise or (unbounded and two_steps)
     budget = None if deadline is not None else PRUNED_LIMIT if unbounded else LINE_LIMIT
-    lines = f"{size} lines" + (f", {first_lines} first-strike lines" if two_steps else "")
+    lines = f"{_count(size)} lines" + (f", {_count(first_lines)} first-strike lines" if two_steps else "")
     for on, step in step_boards(board):
         if step is Step.REGULAR and stepwise:
             continue  # CP-SAT solves each regular step: the search lists only the first step's options
@@ -904,8 +927,10 @@ class _Game:
         """One damage step where the defending player's division of its lifelink blockers' damage
         decides both its part of the objective and, through the life it gains (510.2), whether the
         active player's damage is lethal. The defender replies to the active player's announcement
-        (510.1), so for each total gain its best division with that gain is found first; the active
-        player's model then counts, for its own damage, the defender's best reply among those."""
+        (510.1), so for each total gain its best division with that gain is found first (the totals it
+        cannot lose with, whatever the active player does, together; totals no division reaches skipped;
+        more than :data:`MAX_GAIN_LEVELS` go to the exhaustive search); the active player's model then
+        counts, for its own damage, the defender's best reply among those."""
         board, probe = self.board, self.probe
         q = probe.coupled_gain
         assert q is not None and self.sign[q] < 0 and self.combine and "lethal" in self.names
@@ -918,19 +943,43 @@ class _Game:
         cm.model.add(level_var == gain)
         part = self._scalar_expr(sc.parts[q])
         cm.model.minimize(part)
-        replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
-        for level in range(low, high + 1):
-            domain = cm.model.proto.variables[level_var.index].domain  # [low, high], narrowed to one value
-            domain[0], domain[1] = level, level
-            solver = self._run(cm.model, infeasible_ok=True)
-            if solver is None:
-                continue  # no division gains exactly this much (or out of time: then unproven)
-            replies[level] = (_value(solver, part),  # exact (objective_value is a float)
-                              {k: _value(solver, v) for k, v in sc.cells.items() if probe.chooser[k[1]] == q})
         weight = self.weights[self.names.index("lethal")]
         main = self._model()
         msc = main.scenario({}, free=free, policies={})
-        lost = {level: main.lost_in(msc, q, level) for level in replies}
+        replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
+        lost: dict[int, Expr] = {}  # total gain -> whether the defender loses with it, in the main model
+        domain = cm.model.proto.variables[level_var.index].domain  # [low, high], narrowed as levels go
+        level = low
+        while level <= high:
+            if self._expired():
+                self.proven = False  # the replies so far: a legal line, its value unproven
+                break
+            lost_here = main.lost_in(msc, q, level)
+            safe = isinstance(lost_here, int) and lost_here == 0  # it cannot lose with this gain, nor more (704.5a)
+            domain[0], domain[1] = level, (high if safe else level)  # then its best part with any of those gains
+            solver = self._run(cm.model, infeasible_ok=True)
+            if solver is not None:
+                if len(replies) == MAX_GAIN_LEVELS:
+                    raise _TooManyGains(f"{q}'s lifelink blockers' gain decides whether it loses, and they can "
+                                        f"gain more than {MAX_GAIN_LEVELS:,} different totals")
+                level = _value(solver, level_var)
+                replies[level] = (_value(solver, part),  # exact (objective_value is a float)
+                                  {k: _value(solver, v) for k, v in sc.cells.items() if probe.chooser[k[1]] == q})
+                lost[level] = lost_here if level == domain[0] else main.lost_in(msc, q, level)
+                if safe:
+                    break
+                level += 1
+                continue
+            if safe:
+                break  # no division gains this much or more (or out of time: then unproven)
+            # no division gains exactly this much (or out of time: then unproven): the next total one does
+            domain[0], domain[1] = level + 1, high
+            cm.model.minimize(level_var)
+            solver = self._run(cm.model, infeasible_ok=True) if level < high else None
+            cm.model.minimize(part)
+            if solver is None:
+                break
+            level = _value(solver, level_var)
         reply = main.model.new_int_var(-self.big, self.big, "reply")
         for level, (value, _) in replies.items():
             main.model.add(reply <= value + weight * lost[level])
@@ -1494,19 +1543,23 @@ def _distinct_splits(amount: int, caps: Sequence[int]):
     its cap changes nothing (see :func:`_splits_of`), so amounts of at least the cap are one class;
     the excess goes to the first attacker at its cap.
     Written here, not shared with the brute-force reference."""
-    def classes(i: int, left: int, prefix: tuple[int, ...], full: int | None):
-        cap = caps[i]
-        if i == len(caps) - 1:
-            if full is None:  # nothing absorbs a remainder: this attacker takes all that is left
-                yield prefix + (min(left, cap),), (i if left >= cap else None)
-            else:
-                for v in range(min(cap, left) + 1):
-                    yield prefix + (v,), full
-            return
-        for v in range(min(cap, left) + 1):
-            yield from classes(i + 1, left - v, prefix + (v,), full if full is not None or v < cap else i)
+    def classes():  # depth first, with a stack: a creature may block 1,000 attackers
+        stack: list[tuple[int, int, tuple[int, ...], int | None]] = [(0, amount, (), None)]
+        last = len(caps) - 1
+        while stack:
+            i, left, prefix, full = stack.pop()
+            cap = caps[i]
+            if i == last:
+                if full is None:  # nothing absorbs a remainder: this attacker takes all that is left
+                    yield prefix + (min(left, cap),), (i if left >= cap else None)
+                else:
+                    for v in range(min(cap, left) + 1):
+                        yield prefix + (v,), full
+                continue
+            for v in range(min(cap, left), -1, -1):  # popped in increasing order
+                stack.append((i + 1, left - v, prefix + (v,), full if full is not None or v < cap else i))
 
-    for split, full in classes(0, amount, (), None):
+    for split, full in classes():
         rest = amount - sum(split)
         if rest and full is None:
             continue

@@ -999,6 +999,7 @@ def test_boards_past_the_search_limit_are_refused_at_once_or_given_a_fallback_li
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert info.value.field == "board" and "too large" in info.value.problem
+    assert f"about 10^{len(str(count_leaves(board))) - 1} lines" in info.value.problem  # not hundreds of digits
     started = time.monotonic()
     result = solve(board, time_limit=30)
     assert time.monotonic() - started < 30  # not searched until the limit: no search would finish
@@ -1024,3 +1025,27 @@ def test_a_fallback_line_is_the_better_of_the_simplest_and_the_board_without_ban
     assert_fallback_answers(board, result, "a stand-in reason")
     assert result.objective["kills"] == 2
     assert any("the best line found for the board without banding" in w for w in result.warnings)
+
+
+def test_a_thousand_effects_on_one_damage() -> None:
+    """The most effects a board may have, all doubling one damage (614.1a): every order is alike, so
+    the search lists one; the 2/2 deals 2 * 2^1000 and the 3/3 deals 3 * 2^1000."""
+    board = load_board({"players": [{"id": "A"}, {"id": "B"}],
+                        "creatures": [attacker("a", 3, 3), blocker("b", 2, 2, ["a"])],
+                        "effects": [{"kind": "double"}] * 1000})
+    from optimizer import solve
+
+    result = solve(board)
+    assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
+    assert result.outcome.creatures["a"].damage == 2 * 2**1000 and result.outcome.creatures["b"].damage == 3 * 2**1000
+    assert sorted(result.outcome.destroyed) == ["a", "b"]
+
+
+def test_a_dealing_order_on_a_board_without_effects_says_it_has_none() -> None:
+    board = make_board(attacker("a", 2, 2))
+    line = {"assignments": [{"source": "a", "target": "B", "amount": 2}],
+            "dealing": [{"step": "regular", "source": "a", "target": "B", "order": [0]}]}
+    with pytest.raises(InvalidAssignmentError) as info:
+        check(board, line)
+    assert info.value.field == "dealing[0].order"
+    assert "(it has none: the order is [])" in info.value.problem and "-1" not in info.value.problem

@@ -10,6 +10,7 @@ import pytest
 
 from optimizer import InvalidRequestError, check, load_board, solve
 import optimizer.solver as solver_module
+from optimizer.bruteforce import brute_force
 from optimizer.rules import simplest_line
 from optimizer.solver import SolverSettings
 
@@ -453,3 +454,113 @@ def test_a_first_strike_step_in_which_nobody_deals_damage_leaves_the_regular_ste
     assert {(a.step.value, a.source, a.target, a.amount) for a in result.assignments if a.source == "a1"} == {
         ("regular", "a1", "b0", 119278)}
     assert check(load_board(board), result.assignments, result.dealing).outcome == result.outcome
+
+
+# --- a defender's lifelink gain deciding whether it loses, with large amounts ----------------------
+
+def lifelink_gain_board(life: int, unblocked: int, power: int, add: int) -> dict:
+    """B's lifelink ``w`` blocks x and y; an effect adds ``add`` to each damage ``w`` deals (614.1a),
+    so B gains ``power + add`` or ``power + 2 * add`` (510.2, 702.15b) as ``w`` hits one attacker or
+    both; ``z`` is unblocked. B loses if ``unblocked`` minus its gain reaches ``life`` (704.5a)."""
+    return {"players": [{"id": "A", "life": 20}, {"id": "B", "life": life}],
+            "creatures": [{"id": "x", "controller": "A", "power": 5, "toughness": 5, "attacking": "B"},
+                          {"id": "y", "controller": "A", "power": 1, "toughness": 5, "attacking": "B"},
+                          {"id": "z", "controller": "A", "power": unblocked, "toughness": 1, "attacking": "B"},
+                          {"id": "w", "controller": "B", "power": power, "toughness": 10,
+                           "keywords": ["lifelink"], "blocking": ["x", "y"]}],
+            "effects": [{"kind": "add", "amount": add, "sources": ["w"]}]}
+
+
+def counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    runs: list[int] = []
+    run = solver_module._Game._run
+
+    def counted(self, *args, **kwargs):
+        runs.append(1)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(solver_module._Game, "_run", counted)
+    return runs
+
+
+@pytest.mark.parametrize("life, survives_by_splitting", [(1200, True), (1600, False)])
+def test_a_lifelink_gain_with_large_gaps_takes_few_models(monkeypatch: pytest.MonkeyPatch, life: int,
+                                                           survives_by_splitting: bool) -> None:
+    """w gains 1,500 (all on one attacker) or 2,000 (split): no division gains the 499 totals between,
+    and each is skipped in one model, not one model each. At 1,200 life B survives z's 3,000 only by
+    splitting; at 1,600 it survives either way, and every total it cannot lose with is one case."""
+    board = load_board(lifelink_gain_board(life, unblocked=3000, power=1000, add=500))
+    runs = counting_runs(monkeypatch)
+    result = solve(board, objective=["lethal", "value"])
+    assert result.status == "optimal" and result.method == "cp-sat"
+    assert len(runs) <= 10  # one model per total would be over 500
+    # each attacker w damages takes at least 501 and dies: B splits to survive or because it kills both
+    assert result.objective == {"lethal": 0, "value": -2}
+    w_damage = {a.target: a.amount for a in result.assignments if a.source == "w"}
+    assert w_damage.keys() == {"x", "y"}
+    assert result.outcome.players["B"].life == life - 3000 + 2000 and not result.outcome.players["B"].lost
+    assert brute_force(board, "A", ("lethal", "value")).value == (0, -2)
+    assert survives_by_splitting == (life - 3000 + 1500 <= 0)
+
+
+def test_more_lifelink_gain_totals_than_the_limit_go_to_the_exhaustive_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_GAIN_LEVELS totals that each may decide whether B loses, the board is searched instead
+    (the same value), with a warning naming why."""
+    board_json = lifelink_gain_board(life=12, unblocked=20, power=12, add=0)
+    board_json["effects"] = [{"kind": "prevent", "amount": None, "recipients": ["y"]}]  # w gains 0 to 12
+    board = load_board(board_json)
+    expected = brute_force(board, "A", ("lethal", "value")).value
+    assert solve(board, objective=["lethal", "value"]).method == "cp-sat"
+    monkeypatch.setattr(solver_module, "MAX_GAIN_LEVELS", 4)
+    result = solve(board, objective=["lethal", "value"])
+    assert result.status == "optimal" and result.method == "exhaustive"
+    assert tuple(result.objective.values()) == expected
+    assert any("more than 4 different totals" in w for w in result.warnings)
+
+
+def test_a_lifelink_gain_search_out_of_time_answers_a_legal_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The time limit is looked at between the totals: once it has passed, the answer is a legal line,
+    not proven optimal."""
+    board = load_board(lifelink_gain_board(life=1200, unblocked=3000, power=1000, add=500))
+    calls: list[int] = []
+
+    def expired(self) -> bool:
+        calls.append(1)
+        return len(calls) > 1  # the first total only
+
+    monkeypatch.setattr(solver_module._Game, "_expired", expired)
+    result = solve(board, objective=["lethal", "value"], time_limit=60)
+    assert result.status == "feasible" and any(w.startswith("not proven optimal") for w in result.warnings)
+    assert check(board, result.assignments, result.dealing).legal
+
+
+def test_one_first_striker_dividing_among_999_creatures() -> None:
+    """Creatures in the hundreds on one side of a block (510.1c-d): a first-strike blocker of 999
+    attackers kills them all before they deal damage (510.4), and so does a first-strike attacker
+    blocked by 999 creatures; the lists of their divisions never recurse once per creature."""
+    ids = [f"a{i}" for i in range(999)]
+    blocked = {"players": [{"id": "A"}, {"id": "B"}],
+               "creatures": [{"id": a, "controller": "A", "power": 1, "toughness": 1, "attacking": "B"} for a in ids]
+               + [{"id": "w", "controller": "B", "power": 999, "toughness": 1000, "keywords": ["first strike"],
+                   "blocking": ids}]}
+    result = solve(blocked, player="B", objective=["kills"])
+    assert result.status == "optimal" and result.objective == {"kills": 999}
+    assert sorted(result.outcome.destroyed) == sorted(ids)
+    walls = [f"b{i}" for i in range(999)]
+    blocking = {"players": [{"id": "A"}, {"id": "B"}],
+                "creatures": [{"id": "x", "controller": "A", "power": 999, "toughness": 1000,
+                               "keywords": ["first strike"], "attacking": "B"}]
+                + [{"id": b, "controller": "B", "power": 0, "toughness": 1, "blocking": ["x"]} for b in walls]}
+    result = solve(blocking, objective=["kills"])
+    assert result.status == "optimal" and result.objective == {"kills": 999}
+    assert check(load_board(blocking), result.assignments).legal
+
+
+def test_the_brute_force_lists_splits_among_many_recipients() -> None:
+    """Its splits of 1 damage among 999 recipients: 999 of them, one each (no recursion per recipient)."""
+    from optimizer.bruteforce import splits
+
+    got = list(splits(1, 999))
+    assert len(got) == 999 and all(sum(s) == 1 and len(s) == 999 for s in got)
+    assert list(splits(2, 3)) == [(0, 0, 2), (0, 1, 1), (0, 2, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0)]
