@@ -40,6 +40,9 @@ def read_lines(source: str) -> list[Line]:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
         raise InvalidRequestError("input", f"cannot read {source!r}: {exc.strerror}") from None
+    except UnicodeEncodeError as exc:  # a lone surrogate, say: no file system name holds it
+        raise InvalidRequestError("input", f"{source!r} is not a file name (character {exc.start + 1} has "
+                                  "no UTF-8 form)") from None
     return [line for line in data.split(b"\n") if line.strip()]  # blank lines get no response (as in serve)
 
 

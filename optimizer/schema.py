@@ -125,6 +125,9 @@ def read_json(source: str | Path | Any, what: str = "board") -> Any:
             text = (data if isinstance(data, str) else data.decode("utf-8")).removeprefix("\ufeff")  # a BOM
         except OSError as exc:
             raise InvalidBoardError(what, f"cannot read {str(source)!r}: {exc.strerror}") from None
+        except UnicodeEncodeError as exc:  # a lone surrogate, say: no file system name holds it
+            raise InvalidBoardError(what, f"{str(source)!r} is not a file name (character {exc.start + 1} "
+                                    "has no UTF-8 form)") from None
         except UnicodeDecodeError as exc:
             where = "standard input" if str(source) == "-" else repr(str(source))
             raise InvalidBoardError(what, f"{where} is not UTF-8 text (byte {exc.start + 1})") from None

@@ -1330,6 +1330,14 @@ def test_a_path_with_a_nul_character_is_an_error_naming_the_board() -> None:
         assert info.value.field == "board" and "NUL" in info.value.problem
 
 
+def test_a_path_no_file_system_can_name_is_an_error_naming_the_board() -> None:
+    """A lone surrogate has no UTF-8 form (the command line's own arguments never hold one)."""
+    for call in (lambda: load_board("\ud800"), lambda: solve("b\ud800.json"), lambda: check("\ud800", [])):
+        with pytest.raises(InvalidBoardError) as info:
+            call()
+        assert info.value.field == "board" and "is not a file name" in info.value.problem
+
+
 @pytest.mark.parametrize("time_limit, problem", [
     (10**5000, "an integer of about 5000 digits: at most 1e+09 seconds"),
     (-10**5000, "'a negative integer of about 5000 digits': expected a positive number of seconds"),
