@@ -359,34 +359,16 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
                       "step (banding, 702.22k), and the objectives' ranges are too wide to combine")
     if reason is not None:
         deadline = None if time_limit is None else time.monotonic() + time_limit
-        try:
-            return _exhaustive(board, decider, names, reason, settings, deadline)
-        except NotSupportedError as refusal:
-            if deadline is None:
-                raise
-            return _fallback(board, decider, names, refusal.problem, deadline, settings, max_combined_range)
+        return _searched(board, decider, names, reason, deadline, settings, max_combined_range)
     game = _Game(board, decider, names, settings, time_limit, max_combined_range, probe, ranges)
     try:
         line, value, proven = game.solve()
     except _TooManyGains as too_many:
-        deadline = game.deadline
-        try:
-            return _exhaustive(board, decider, names, too_many.args[0], settings,
-                               None if deadline is None else max(deadline, time.monotonic() + 0.001))
-        except NotSupportedError as refusal:
-            if deadline is None:
-                raise
-            return _fallback(board, decider, names, refusal.problem, deadline, settings, max_combined_range)
+        return _searched(board, decider, names, too_many.args[0], game.search_deadline(), settings, max_combined_range)
     except _TooWide as too_wide:  # small boards are searched instead (no weights needed)
-        try:
-            return _exhaustive(board, decider, names, "the other side replies in the first-strike step, and the "
-                               "objectives' ranges are too wide to combine for the refinement", settings,
-                               None if game.deadline is None else max(game.deadline, time.monotonic() + 0.001))
-        except NotSupportedError:
-            if game.deadline is None:
-                raise too_wide.args[0] from None
-            return _fallback(board, decider, names, too_wide.args[0].problem, game.deadline, settings,
-                             max_combined_range, lead_alone=True)
+        return _searched(board, decider, names, "the other side replies in the first-strike step, and the "
+                         "objectives' ranges are too wide to combine for the refinement", game.search_deadline(),
+                         settings, max_combined_range, refusal=too_wide.args[0], lead_alone=True)
     dealing = () if game.fallback else game.dealing(line)
     outcome, values = _checked(board, line, dealing, decider, names, "the solver's")
     if value is not None and game.scalar(values) != value:
@@ -394,6 +376,21 @@ def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_l
                           f"{game.scalar(values)} ({values})")
     warnings = board.warnings if proven else board.warnings + (_unproven(game.unproven_reason()),)
     return SolveResult("optimal" if proven else "feasible", decider, values, line, outcome, warnings, dealing)
+
+
+def _searched(board: Board, decider: ObjectId, names: tuple[str, ...], reason: str, deadline: float | None,
+              settings: SolverSettings, max_combined_range: int, refusal: InputError | None = None,
+              lead_alone: bool = False) -> SolveResult:
+    """A board the encoding does not take (``reason``, named in the answer's warning): the exhaustive
+    search. Past its limits, without a time limit the search's refusal is raised (or ``refusal``, an
+    error that says better what to change); with one, :func:`_fallback` answers instead."""
+    try:
+        return _exhaustive(board, decider, names, reason, settings, deadline)
+    except NotSupportedError as refused:
+        error = refused if refusal is None else refusal
+        if deadline is None:
+            raise error from None
+        return _fallback(board, decider, names, error.problem, deadline, settings, max_combined_range, lead_alone)
 
 
 def _after_empty_first_step(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
@@ -1501,6 +1498,10 @@ class _Game:
         if self.out_of_rounds:
             return f"the refinement reached its limit of {MAX_ROUNDS:,} round{'s' if MAX_ROUNDS != 1 else ''}"
         return f"a CP-SAT solve reached its work limit ({DETERMINISTIC_LIMIT:g} deterministic seconds)"
+
+    def search_deadline(self) -> float | None:
+        """The deadline, at least a millisecond away (None without a time limit): for a search instead."""
+        return None if self.deadline is None else max(self.deadline, time.monotonic() + 0.001)
 
     def _expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
