@@ -10,6 +10,7 @@ import pytest
 
 from optimizer import InvalidRequestError, check, load_board, solve
 import optimizer.solver as solver_module
+from optimizer.assignment import Assignment, Step
 from optimizer.bruteforce import brute_force
 from optimizer.rules import simplest_line
 from optimizer.solver import SolverSettings
@@ -500,7 +501,8 @@ def test_a_lifelink_gain_with_large_gaps_takes_few_models(monkeypatch: pytest.Mo
     assert w_damage.keys() == {"x", "y"}
     assert result.outcome.players["B"].life == life - 3000 + 2000 and not result.outcome.players["B"].lost
     assert brute_force(board, "A", ("lethal", "value")).value == (0, -2)
-    assert survives_by_splitting == (life - 3000 + 1500 <= 0)
+    all_on_x = [a for a in result.assignments if a.source != "w"] + [Assignment(Step.REGULAR, "w", "x", 1000)]
+    assert check(board, all_on_x).outcome.players["B"].lost == survives_by_splitting  # gaining 1,500
 
 
 def test_more_lifelink_gain_totals_than_the_limit_go_to_the_exhaustive_search(
