@@ -590,12 +590,12 @@ class CombatModel:
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
         which then mixes its own choices with the active player's (only the active player's
-        creatures deal damage to players): its opponents' ``lethal``, or with three or more players
-        anything about it leaving the game (800.4a). (A two-player decider's own loss is not scored;
-        ``life_gained`` itself is scored in the part of whoever divides the damage.)"""
+        creatures deal damage to players): ``lethal`` (an opponent's loss counts for the decider, its
+        own against it), or with three or more players anything about it leaving the game (800.4a).
+        (``life_gained`` itself is scored in the part of whoever divides the damage.)"""
         if player == self.board.active_player:
             return False
-        return len(self.board.players) >= 3 or ("lethal" in self.objective and player != self.decider)
+        return len(self.board.players) >= 3 or "lethal" in self.objective
 
     def _divided_gain(self, c: Creature) -> bool:
         """Whether lifelink ``c``'s damage dealt, so its controller's gain (702.15b), depends on how
@@ -641,7 +641,10 @@ class CombatModel:
         # moves creatures too (800.4a): left to the exhaustive search.
         if len(self.board.players) >= 3:
             return None
-        gain = self._first_sign({"life_gained": 1} if source.controller == self.decider else {"lethal": -1})
+        if source.controller == self.decider:  # its gain, and a deciding defender survives more often
+            gain = self._first_sign({"life_gained": 1, "lethal": int(self.decider != self.board.active_player)})
+        else:
+            gain = self._first_sign({"lethal": -1})
         if sign and gain and sign != gain:
             return None
         return sign or gain
@@ -666,13 +669,13 @@ class CombatModel:
             return {"kills": 0 if mine else 1, "survivors": -1 if mine else 0,
                     "value": -obj.value if mine else obj.value}
         if b.is_player(target):
-            if target == self.decider:
+            if target == self.decider:  # it may lose (``lethal`` counts that against it)
                 if not multiplayer:
-                    return {}
+                    return {"lethal": -1}
                 own = [c.value for c in self.combatants if c.controller == target]
                 if any(v < 0 for v in own):
                     return None
-                return {"survivors": -1 if own else 0, "value": -1 if any(own) else 0}
+                return {"lethal": -1, "survivors": -1 if own else 0, "value": -1 if any(own) else 0}
             theirs = [c.value for c in self.combatants if c.controller == target]
             if multiplayer and any(v < 0 for v in theirs):
                 return None
@@ -722,8 +725,9 @@ class CombatModel:
         of that is never worse for the decider (an opponent's creature), -1 if never better (its
         own), None when some objective could go either way: values below zero, the decider's own
         lifelink gain, lifelink on the source, or the defending player's lifelink gain when
-        ``lethal`` counts and the creature is the deciding active player's (it then deals less
-        regular damage, and its blockers gain less)."""
+        ``lethal`` counts and the creature is the active player's (it then deals less regular damage,
+        and its blockers gain less: good for a deciding active player's creature, bad for the
+        defender's survival when the defender decides)."""
         b, names = self.board, self.objective
         source, obj = b.creature(cell[0]), b.get(cell[1])
         if len(b.players) != 2 or not isinstance(obj, Creature) or Keyword.LIFELINK in source.keywords:
@@ -734,7 +738,7 @@ class CombatModel:
         lifelink = {c.controller for c in self.combatants if Keyword.LIFELINK in c.keywords}
         if "life_gained" in names and self.decider in lifelink:
             return None
-        if "lethal" in names and mine and self.decider == b.active_player and lifelink - {self.decider}:
+        if "lethal" in names and obj.controller == b.active_player and lifelink - {b.active_player}:
             return None
         return -1 if mine else 1
 
@@ -911,7 +915,8 @@ class CombatModel:
         if player == self.coupled_gain and (self.two_steps or self.any_coupled) and "lethal" in terms:
             # its gain is its reply's (510.1): whether it loses is scored with its division (the one-step
             # solve without damage both players divide takes each total gain in turn instead)
-            terms["lethal"].add(1, self._lost(st, active_cells, player, self._coupled_gain_in(st, cells)))
+            lost = self._lost(st, active_cells, player, self._coupled_gain_in(st, cells))
+            terms["lethal"].add(-1 if player == self.decider else 1, lost)
         return terms
 
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -1275,7 +1280,7 @@ class CombatModel:
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    if ("lethal" in terms and q.id not in (self.decider, self.coupled_gain)) or multiplayer:
+                    if ("lethal" in terms and q.id != self.coupled_gain) or multiplayer:
                         lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
@@ -1299,7 +1304,9 @@ class CombatModel:
         if "survivors" in terms:  # the deaths above count down from every creature of the decider's
             terms["survivors"].add(sum(1 for c in self.combatants if c.controller == self.decider), 1)
         for q in b.players:
-            if q.id == self.decider:
+            if q.id == self.decider:  # a deciding defender's own loss counts against it
+                if "lethal" in terms and q.id in lost:
+                    terms["lethal"].add(-1, lost[q.id])
                 continue
             if "player_damage" in terms:
                 terms["player_damage"].add(1, loss.get(q.id, 0))  # the active player takes no damage

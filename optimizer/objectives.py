@@ -22,13 +22,15 @@ OBJECTIVES: dict[str, str] = {
     "loyalty": "loyalty counters removed from opponents' planeswalkers (at most what they had)",
     "defense": "defense counters removed from battles opponents protect (at most what they had)",
     "life_gained": "life the deciding player gains (lifelink)",
-    "lethal": "opponents who lose the game (0 or less life, 10 poison, 21 commander damage)",
+    "lethal": "opponents who lose the game (0 or less life, 10 poison, 21 commander damage), minus 1 if the "
+              "deciding player loses",
 }
 
 DEFAULT_OBJECTIVE: tuple[str, ...] = (
     "lethal", "value", "player_damage", "poison", "loyalty", "defense", "life_gained",
 )
-"""Win first, then trade creatures by value, then damage: opponents' life, poison, planeswalkers, battles."""
+"""Win first (for a defending player: do not lose), then trade creatures by value, then damage: opponents'
+life, poison, planeswalkers, battles."""
 
 
 def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -109,7 +111,10 @@ def _life_gained(board: Board, outcome: Outcome, player: ObjectId) -> int:
 
 
 def _lethal(board: Board, outcome: Outcome, player: ObjectId) -> int:
-    return sum(1 for pid, p in outcome.players.items() if pid != player and p.lost)
+    """Opponents who lost, minus the deciding player if it lost (704.5a, 704.5c, 704.6c): the game's
+    result as the decider sees it (only a defending player can lose in combat: the active player is
+    dealt no combat damage, 510.1b-d)."""
+    return sum(1 if pid != player else -1 for pid, p in outcome.players.items() if p.lost)
 
 
 _VALUE = {

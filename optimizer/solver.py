@@ -665,7 +665,7 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
         "loyalty": (0, sum(min(w.loyalty, reaching(w.id)) for w in board.planeswalkers if w.controller != decider)),
         "defense": (0, sum(min(b.defense, reaching(b.id)) for b in board.battles if b.protector != decider)),
         "life_gained": (0, lifelink),
-        "lethal": (0, len(opponents)),
+        "lethal": (0 if decider == board.active_player else -1, len(opponents)),  # a defender may lose
     }
     return [ranges[n] for n in names]
 
@@ -927,10 +927,12 @@ class _Game:
         (510.1), so for each total gain its best division with that gain is found first (the totals it
         cannot lose with, whatever the active player does, together; totals no division reaches skipped;
         more than :data:`MAX_GAIN_LEVELS` go to the exhaustive search); the active player's model then
-        counts, for its own damage, the defender's best reply among those."""
+        counts, for its own damage, the defender's best reply among those. The defender may be the
+        decider (its own loss then counts against it) or play against the deciding active player."""
         board, probe = self.board, self.probe
         q = probe.coupled_gain
-        assert q is not None and self.sign[q] < 0 and self.combine and "lethal" in self.names
+        assert q is not None and self.combine and "lethal" in self.names
+        deciding = self.sign[q] > 0  # the defender decides: it maximizes, the active player minimizes
         free = {p.id for p in board.players}
         cm = self._fresh_model()
         sc = cm.scenario({}, free=free, policies={})
@@ -939,8 +941,9 @@ class _Game:
         level_var = cm._int(low, high, "coupled_gain")
         cm.model.add(level_var == gain)
         part = self._scalar_expr(sc.parts[q])
-        cm.model.minimize(part)
-        weight = self.weights[self.names.index("lethal")]
+        best_part = cm.model.maximize if deciding else cm.model.minimize  # the defender's own way
+        best_part(part)
+        weight = self.weights[self.names.index("lethal")] * (-1 if deciding else 1)  # its loss, for the decider
         main = self._model()
         msc = main.scenario({}, free=free, policies={})
         replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
@@ -973,20 +976,22 @@ class _Game:
             domain[0], domain[1] = level + 1, high
             cm.model.minimize(level_var)
             solver = self._run(cm.model, infeasible_ok=True) if level < high else None
-            cm.model.minimize(part)
+            best_part(part)
             if solver is None:
                 break
             level = _value(solver, level_var)
         reply = main.model.new_int_var(-self.big, self.big, "reply")
-        for level, (value, _) in replies.items():
-            main.model.add(reply <= value + weight * lost[level])
+        for level, (value, _) in replies.items():  # the defender's best reply: a max-min (or min-max) model
+            main.model.add(reply >= value + weight * lost[level]) if deciding else \
+                main.model.add(reply <= value + weight * lost[level])
         active = self._scalar_expr(msc.parts[board.active_player])
-        main.model.maximize(active + reply)
+        main.model.minimize(active + reply) if deciding else main.model.maximize(active + reply)
         solver = self._run(main.model, bounded=True) if replies else None
         if solver is None:  # out of time: a legal line, its value unproven
             self.proven = False
             return self._fixed_first_step({})[0], None, False
-        chosen = min(replies, key=lambda level: replies[level][0] + weight * _value(solver, lost[level]))
+        chosen = (max if deciding else min)(replies, key=lambda level: replies[level][0]
+                                            + weight * _value(solver, lost[level]))
         values = {k: _value(solver, v) for k, v in msc.cells.items() if probe.chooser[k[1]] != q}
         values.update(replies[chosen][1])
         value = _value(solver, active) + replies[chosen][0] + weight * _value(solver, lost[chosen])
