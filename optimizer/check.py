@@ -120,7 +120,7 @@ def violations(board: Board, assignments: tuple[Assignment, ...],
     if later is None:
         loser, rule = _game_over(outcome)
         return [Violation(rule, a.source, f"{a.source} assigns damage in the regular step, but {loser} lost in "
-                          f"the first-strike step ({rule}), which ended the game: there is no regular step")
+                          f"the first-strike step ({rule}), which ended the game (104.2a): there is no regular step")
                 for a in regular]
     return step_violations(later, Step.REGULAR, regular)
 
@@ -204,6 +204,10 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
             rule = _nothing_to_damage_rule(board, creature)
             out.append((rule, f"{creature.id} assigns {total} damage, but it has nothing to assign damage to "
                         f"({rule}), so it assigns none"))
+        elif not given:  # a line of one side only, say: check judges the whole combat
+            out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "
+                        f"must assign all of it, but the assignment gives none of its damage (every creature "
+                        f"that deals damage needs its assignment, {creature.controller}'s as well)"))
         else:
             out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "
                         f"must assign all of it, but assigns {total}"))
@@ -214,16 +218,16 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
             need = lethal_needed(blocker, incoming.get(blocker_id, 0), deathtouch_in.get(blocker_id, False))
             if need > 0:
                 have = incoming.get(blocker_id, 0)
+                full = blocker.toughness - blocker.damage
+                why = f"toughness {blocker.toughness}, {blocker.damage} already marked; all creatures' assigned damage counted"
                 if creature.has(Keyword.DEATHTOUCH):  # any nonzero damage from it is lethal (702.2c)
-                    why = f"{creature.id} has deathtouch, so 1 damage from it is lethal, 702.2c"
-                    full = 1
+                    message = (f"{blocker_id} is assigned no lethal damage: 1 damage from {creature.id} would be "
+                               f"lethal ({creature.id} has deathtouch, 702.2c), and {blocker_id} has {have} of the "
+                               f"{full} it needs otherwise ({why})")
                 else:
-                    why = f"toughness {blocker.toughness}, {blocker.damage} already marked"
-                    full = blocker.toughness - blocker.damage
-                out.append(("702.19b", (
-                    f"{creature.id} assigns {sum(past.values())} damage past its blockers, but {blocker_id} "
-                    f"has {have} of the {full} lethal damage it needs ({why}; all creatures' assigned "
-                    "damage counted)")))
+                    message = f"{blocker_id} has {have} of the {full} lethal damage it needs ({why})"
+                out.append(("702.19b", f"{creature.id} assigns {sum(past.values())} damage past its blockers, but "
+                            + message))
     controller_damage = sum(n for t, n in given.items() if legal.get(t) is Route.CONTROLLER)
     target = creature.attacking
     if controller_damage and target is not None and is_present(board, target):

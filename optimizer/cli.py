@@ -262,7 +262,8 @@ def _check(args: argparse.Namespace) -> int:
     code = EXIT_OK if verdict.legal else EXIT_ILLEGAL
     if _format(args.format, "text") == "json":
         return _write(json.dumps(verdict.to_dict()), code)
-    return _write(render_check(board, verdict), code)
+    chosen = isinstance(data, dict) and bool(data.get("dealing"))
+    return _write(render_check(board, verdict, default_order=bool(board.effects) and not chosen), code)
 
 
 def _write(text: str, code: int) -> int:

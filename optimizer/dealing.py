@@ -19,7 +19,7 @@ from itertools import product
 from typing import Any, Iterable, Iterator, Mapping
 
 from .assignment import Assignment, Step, read_cell
-from .board import Board, Creature, EffectKind, Keyword, ObjectId
+from .board import Board, Creature, Effect, EffectKind, Keyword, ObjectId
 from .errors import InvalidAssignmentError, key_path, shown
 
 _INDEX = re.compile(r"0|[1-9][0-9]{0,8}")  # an index as JSON writes it: "1", not "01"
@@ -126,15 +126,23 @@ def _protected(quality: frozenset[str], source: Creature) -> bool:
     return bool(quality & {"creatures", "everything"}) or bool(quality & source.colors)
 
 
-def cell_effects(board: Board, source_id: ObjectId, target: ObjectId) -> CellEffects:
+def protection_applies(board: Board, source_id: ObjectId, target: ObjectId) -> bool:
+    """Whether ``target`` has protection from a quality of ``source_id`` (702.16e)."""
+    return _protected(getattr(board.get(target), "protection_from", frozenset()), board.creature(source_id))
+
+
+def applying_effects(board: Board, source_id: ObjectId, target: ObjectId) -> list[tuple[int, Effect]]:
+    """The board's effects on damage from ``source_id`` to ``target``, with their indexes."""
     source = board.creature(source_id)
-    obj = board.get(target)
-    target_controller = None if board.is_player(target) else obj.controller  # type: ignore[union-attr]
-    applies = [(i, e) for i, e in enumerate(board.effects)
-               if e.sources.matches(source_id, source.controller) and e.recipients.matches(target, target_controller)]
+    target_controller = None if board.is_player(target) else board.get(target).controller  # type: ignore[union-attr]
+    return [(i, e) for i, e in enumerate(board.effects)
+            if e.sources.matches(source_id, source.controller) and e.recipients.matches(target, target_controller)]
+
+
+def cell_effects(board: Board, source_id: ObjectId, target: ObjectId) -> CellEffects:
+    applies = applying_effects(board, source_id, target)
     unpreventable = any(e.kind is EffectKind.CANT_BE_PREVENTED for _, e in applies)  # 615.12
-    protection = getattr(obj, "protection_from", frozenset())
-    prevent_all = _protected(protection, source) or any(
+    prevent_all = protection_applies(board, source_id, target) or any(
         e.kind is EffectKind.PREVENT and e.amount is None for _, e in applies)
     modifiers = tuple(i for i, e in applies if e.kind in (EffectKind.DOUBLE, EffectKind.ADD)
                       or (e.is_shield and e.amount and not unpreventable))  # a used-up shield is gone

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from .assignment import Assignment, Step
-from .board import Board, ObjectId
+from .board import Board, EffectKind, ObjectId
 from .check import CheckResult
-from .dealing import DealingChoice, deal
+from .dealing import DealingChoice, applying_effects, cell_effects, deal, protection_applies
 from .errors import printable
 from .rules import Outcome, damage_steps, first_step, step_choices
 
@@ -28,7 +28,7 @@ def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:
     o = outcome.creatures[object_id]
     toughness = c.toughness - o.minus_counters
     if toughness <= 0:
-        return f"toughness {toughness} after {o.minus_counters} -1/-1 counters (704.5f)"
+        return f"toughness {toughness} after {o.minus_counters} -1/-1 counter{'s' if o.minus_counters != 1 else ''} (704.5f)"
     if o.damage >= toughness:
         return f"{o.damage} damage marked, toughness {toughness} (704.5g)"
     return "dealt damage by a deathtouch source (704.5h)"
@@ -46,34 +46,61 @@ def why_lost(board: Board, outcome: Outcome, player_id: ObjectId) -> str:
     return ", ".join(reasons)
 
 
-def dealt_amounts(board: Board, assignments: tuple[Assignment, ...],
-                  dealing: tuple[DealingChoice, ...] = ()) -> dict[tuple[Step, ObjectId, ObjectId], int]:
-    """Damage dealt for each assignment (615, 616), step by step; assumes a legal assignment."""
-    out: dict[tuple[Step, ObjectId, ObjectId], int] = {}
+def dealt_amounts(board: Board, assignments: tuple[Assignment, ...], dealing: tuple[DealingChoice, ...] = ()
+                  ) -> dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]]:
+    """Damage dealt for each assignment, step by step, with the rules of the effects that changed it;
+    assumes a legal assignment."""
+    out: dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]] = {}
     current: Board | None = board
     for step in damage_steps(board):
         if current is None:
             break
         mine = tuple(a for a in assignments if a.step is step)
         dealt = deal(current, mine, step_choices(dealing, step))
-        out.update({(step, s, t): n for (s, t), n in dealt.amounts.items()})
+        out.update({(step, s, t): (n, effect_rules(current, s, t)) for (s, t), n in dealt.amounts.items()})
         if step is Step.FIRST_STRIKE:
             current = first_step(current, assignments, dealing)[1]
     return out
+
+
+def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
+    """The rules of the effects that change ``source``'s damage to ``target`` on ``board``: protection
+    (702.16e) or "prevent all" (615.1), shields (615.7), doubling and additions (614.1a), and the
+    affected player's order when that order matters (616.1; a shield it may use up on damage
+    prevented anyway, 616.1e)."""
+    effects = cell_effects(board, source, target)
+    kinds = {board.effects[i].kind for i in effects.modifiers}
+    shield = any(board.effects[i].is_shield for i in effects.modifiers)
+    rules = []
+    if effects.prevented:
+        if protection_applies(board, source, target):
+            rules.append("702.16e")
+        if any(e.kind is EffectKind.PREVENT and e.amount is None for _, e in applying_effects(board, source, target)):
+            rules.append("615.1")
+        if effects.wastable:
+            rules += ["615.7", "616.1e"]
+        return ", ".join(rules)
+    if shield:
+        rules.append("615.7")
+    if kinds & {EffectKind.DOUBLE, EffectKind.ADD}:
+        rules.append("614.1a")
+    if len(effects.modifiers) > 1:
+        rules.append("616.1")
+    return ", ".join(rules)
 
 
 def assignment_lines(board: Board, assignments: Iterable[Assignment],
                      dealing: tuple[DealingChoice, ...] = ()) -> list[str]:
     assignments = tuple(assignments)
     dealt = dealt_amounts(board, assignments, dealing) if board.effects or _protection(board) else {}
-    rows = [(a.step.value, _label(board, a.source), _label(board, a.target), a.amount,
-             dealt.get((a.step, a.source, a.target), a.amount)) for a in assignments]
+    rows = [(a.step.value.replace("_", "-"), _label(board, a.source), _label(board, a.target), a.amount,
+             *dealt.get((a.step, a.source, a.target), (a.amount, ""))) for a in assignments]
     if not rows:
         return ["  (no combat damage is assigned)"]
     w1 = max(len(r[1]) for r in rows)
     w2 = max(len(r[2]) for r in rows)
-    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" + (f"  dealt {d} (615, 616)" if d != n else "")
-            for step, src, tgt, n, d in rows]
+    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" + (f"  dealt {d} ({why})" if d != n else "")
+            for step, src, tgt, n, d, why in rows]
 
 
 def _protection(board: Board) -> bool:
@@ -116,7 +143,7 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
         if o.damage != c.damage or o.minus_counters:
             text = f"  {_label(board, c.id)} {c.power}/{c.toughness}: {o.damage} damage"
             if o.minus_counters:
-                text += f", {o.minus_counters} -1/-1 counters"
+                text += f", {o.minus_counters} -1/-1 counter{'s' if o.minus_counters != 1 else ''}"
             lines.append(text)
     if outcome.destroyed:
         lines.append("  destroyed:")
@@ -134,11 +161,16 @@ def render_solution(board: Board, result: object) -> str:
     from .solver import SolveResult
 
     assert isinstance(result, SolveResult)
-    proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (time limit)"
-    if result.method == "forced":
-        proof += " (the only legal assignment: no creature has two recipients or two ways to assign in a step, 510.1a)"
+    proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (see warnings)"
+    if result.method == "forced" and not any(c.is_attacking for c in board.creatures):
+        proof += " (no creature attacks, so there is no combat damage step, 508.8)"
+    elif result.method == "forced":
+        proof += (" (the only legal assignment: in each step every creature that deals damage has one recipient and "
+                  "one way to assign, and assigns all of its damage there, 510.1a-d)")
     lines = [f"{result.status}: {proof}; deciding player {result.player}",
-             "objective (in priority order): "
+             ("objective (in priority order): " if result.status == "optimal" else
+              "objective of this line, not guaranteed: the other players' replies in it need not be their best "
+              "(in priority order): ")
              + ", ".join(f"{k} {v}" for k, v in result.objective.items()),
              "", "combat damage (510.1):", *assignment_lines(board, result.assignments, result.dealing)]
     if result.dealing:
@@ -150,14 +182,20 @@ def render_solution(board: Board, result: object) -> str:
     return "\n".join(lines)
 
 
-def render_check(board: Board, verdict: CheckResult) -> str:
+def render_check(board: Board, verdict: CheckResult, default_order: bool = False) -> str:
+    """The verdict as text; ``default_order``: no dealing choices were given on a board with damage
+    effects, so the checker applied them in board order (said after the outcome)."""
     if not verdict.legal:
         n = len(verdict.violations)
         two_steps = any(v.step is Step.FIRST_STRIKE for v in verdict.violations) or \
             Step.FIRST_STRIKE in damage_steps(board)
         return "\n".join([f"illegal: {n} violation{'s' if n > 1 else ''}",
-                          *(f"  {v}" + (f"   [{v.step.value} step]" if two_steps else "")
+                          *(f"  {v}" + (f"   [{v.step.value.replace('_', '-')} step]" if two_steps else "")
                             for v in verdict.violations)])
     assert verdict.outcome is not None
-    return "\n".join(["legal", "", "after combat damage and state-based actions:",
-                      *outcome_lines(board, verdict.outcome)])
+    lines = ["legal", "", "after combat damage and state-based actions:", *outcome_lines(board, verdict.outcome)]
+    if default_order:
+        lines += ["", "effects were applied in board order, each shield preventing all it can: no dealing choices "
+                  "were given (the affected player orders the effects on each damage, 616.1, and chooses which "
+                  "damage a shield prevents, 615.7; give them as \"dealing\")"]
+    return "\n".join(lines)

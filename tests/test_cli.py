@@ -720,3 +720,65 @@ def test_an_empty_input_path_is_named_as_one(capsys: pytest.CaptureFixture[str])
     code, out, err = run_main(capsys, "batch", "")
     assert (code, out) == (2, "")
     assert err == "mtg-combat: error: input: an empty path; give a file name, or - for standard input\n"
+
+
+def test_table_cites_the_rules_of_the_effects_that_changed_each_damage(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A 3/3 trampler under a doubler (614.1a) blocked by a 2/2 with protection from creatures (702.16e):
+    its 2 to the blocker is prevented, its 1 past it to B is doubled to 2. A shield on B (615.7)
+    prevents 2 of another attacker's 3; with a doubler on that damage too, B orders them (616.1)."""
+    board = {"players": [{"id": "A"}, {"id": "B"}],
+             "creatures": [{"id": "t", "controller": "A", "power": 3, "toughness": 9, "keywords": ["trample"],
+                            "attacking": "B"},
+                           {"id": "w", "controller": "B", "power": 2, "toughness": 2,
+                            "protection_from": ["creatures"], "blocking": ["t"]}],
+             "effects": [{"kind": "double", "sources": ["t"], "recipients": ["B"]}]}
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table",
+                            "--objective", "player_damage")
+    assert code == 0
+    lines = out.splitlines()
+    assert any(re.search(r"\bt\s+-> w\s+2\s+\[regular\]\s+dealt 0 \(702\.16e\)$", line) for line in lines), out
+    assert any(re.search(r"\bt\s+-> B\s+1\s+\[regular\]\s+dealt 2 \(614\.1a\)$", line) for line in lines), out
+    shielded = {"players": [{"id": "A"}, {"id": "B"}],
+                "creatures": [{"id": "o", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
+                "effects": [{"kind": "prevent", "amount": 2, "recipients": ["B"]}]}
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "s.json", shielded), "--format", "table")
+    assert code == 0 and any(line.endswith("dealt 1 (615.7)") for line in out.splitlines()), out
+    shielded["effects"].append({"kind": "double", "recipients": ["B"]})
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "d.json", shielded), "--format", "table")
+    assert code == 0 and any(line.endswith("(615.7, 614.1a, 616.1)") for line in out.splitlines()), out
+
+
+def test_check_text_says_when_effects_were_applied_in_board_order(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """616.1: a 3/3's damage to a 0/4 under a doubler (#0) and a "prevent the next 2" shield (#1):
+    in board order 6 - 2 = 4 (the 0/4 dies); B may order the shield first: (3 - 2) x 2 = 2. Without
+    dealing choices the checker applies board order and says so; with them it does not."""
+    path = str(ROOT / "examples" / "shield-and-furnace-order.json")
+    line = write(tmp_path, "a.json", {"assignments": [entry("ogre", "wall", 3)]})
+    code, out, _ = run_main(capsys, "check", path, line, "--format", "text")
+    assert code == 0 and "wall 0/4: 4 damage" in out
+    assert "applied in board order" in out and "616.1" in out and "615.7" in out
+    chosen = write(tmp_path, "c.json", {"assignments": [entry("ogre", "wall", 3)],
+                                        "dealing": [{"step": "regular", "source": "ogre", "target": "wall",
+                                                     "order": [1, 0]}]})
+    code, out, _ = run_main(capsys, "check", path, chosen, "--format", "text")
+    assert code == 0 and "wall 0/4: 2 damage" in out and "board order" not in out
+
+
+def test_table_of_a_board_without_attackers_says_there_is_no_combat_damage_step(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """508.8: with no attacking creature there is no combat damage step at all."""
+    board = {"players": [{"id": "A"}, {"id": "B"}],
+             "creatures": [{"id": "x", "controller": "A", "power": 2, "toughness": 2}]}
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table")
+    assert code == 0 and "508.8" in out.splitlines()[0] and "510.1a" not in out.splitlines()[0]
+
+
+def test_check_of_one_sides_line_says_the_other_creatures_damage_is_missing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """510.1a: check judges the whole combat; a line that leaves out B's blocker is illegal, and the
+    message says that its damage was not given rather than that it assigned 0."""
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", TRAMPLE_BOARD),
+                            write(tmp_path, "a.json", [entry("a1", "b1", 4)]), "--format", "text")
+    assert code == 1 and "gives none of its damage" in out and "but assigns 0" not in out

@@ -432,9 +432,15 @@ def test_702_2c_deathtouch_trample_one_to_each_blocker_is_lethal() -> None:
     assert outcome.creatures["b1"].destroyed and outcome.creatures["b2"].destroyed
     assert outcome.players["B"].life == 19
     assert_illegal(board, dmg("t", "b1", 1), dmg("t", "B", 2), *blockers, rule="702.19b")
-    # the message gives the lethal damage a deathtouch source needs: 1, not the blocker's toughness
+    # the message gives the lethal damage a deathtouch source needs: 1 from it, or the blocker's toughness
     message, = (str(v) for v in check_line(board, dmg("t", "b1", 1), dmg("t", "B", 2), *blockers).violations)
-    assert "b2 has 0 of the 1 lethal damage it needs" in message and "702.2c" in message
+    assert "1 damage from t would be lethal" in message and "702.2c" in message
+    assert "b2 has 0 of the 5 it needs otherwise" in message
+    # another creature's 1 on a 0/3 with 1 marked is not lethal (1 of 2), and t assigned it nothing
+    shared = make_board(attacker("t", 3, 9, "B", "trample", "deathtouch"), attacker("s", 1, 1),
+                        blocker("g", 0, 3, ["t", "s"], damage=1))
+    message, = (str(v) for v in check_line(shared, dmg("t", "B", 3), dmg("s", "g", 1)).violations)
+    assert "1 damage from t would be lethal" in message and "g has 1 of the 2 it needs otherwise" in message
     result = solved(board, ["player_damage", "kills"])
     assert result.objective == {"player_damage": 1, "kills": 2}
 
