@@ -814,11 +814,16 @@ class CombatModel:
                 _or(self, [available(t) for t, r in targets if r != CREATURE]))
 
     def first_step_trample(self, cells: Mapping[Cell, Expr]) -> None:
-        """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage."""
+        """702.19b-c for the first step: nothing past a blocker that is not assigned lethal damage by
+        the active player, who announces first (510.1, 510.1e): damage a defending player divides
+        later under banding (702.22j) does not count, even when both play against the decider. (A
+        trampler another player divides has only its blockers to damage.)"""
         lethal: dict[ObjectId, Expr] = {}
+        active = self.board.active_player
+        own = frozenset(c.id for c in self.combatants if self.chooser[c.id] == active)
         for s in self.sources(Step.FIRST_STRIKE):
             if s.attacking is not None:
-                self._trample(s, cells, present=lambda x: 1, incoming=lambda x: _sum_to(cells, x),
+                self._trample(s, cells, present=lambda x: 1, incoming=lambda x: _sum_to(cells, x, own),
                               pw_before=lambda w: 0, unblocked=self.first_modes.get(s.id, 0), lethal=lethal)
 
     # --- a scenario -------------------------------------------------------------------------------

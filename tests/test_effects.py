@@ -445,6 +445,23 @@ def test_banding_blocker_of_a_player_who_loses_leaves_the_game_with_them():
     assert solved(board, ["kills"]).objective == {"kills": 1}
 
 
+def test_a_trampler_does_not_count_damage_a_later_player_divides_under_banding():
+    """510.1e / 702.19b / 702.22j, three players, C deciding (A and B both play against it). A's first
+    strikers: a green 1/1 trampler a1 and a red 1/1 a2, both blocked by B's 1/1 x with protection from
+    red; B's banding 1/1 y also blocks a2, so B divides a2's damage, after A announces (510.1). A
+    cannot count that damage as x's lethal damage: for a1 to trample over, a1 must assign x its 1
+    itself, and x dies. Then either a2's 1 kills y, or it goes to x (prevented, 702.16e) and y kills
+    a2 in the regular step: C's kills 2 either way. (Counting B's later damage, a1 would trample over
+    and x survive the first step, one kill fewer.)"""
+    board = make_board(attacker("a1", 1, 1, "B", "first strike", "trample", colors=["green"]),
+                       attacker("a2", 1, 1, "B", "first strike", colors=["red"]),
+                       blocker("x", 1, 1, ["a1", "a2"], protection_from=["red"]), blocker("y", 1, 1, "a2", "banding"),
+                       players=[player("A"), player("B"), player("C")])
+    result = solved(board, ["kills"], "C")
+    assert result.objective == {"kills": 2} and result.method == "cp-sat"
+    assert assigned(result).get(("a1", "x")) == 1 and "x" in result.outcome.destroyed
+
+
 def test_defender_dividing_damage_to_its_own_creatures_loses_them_all_when_trampled_out():
     """Three players, one step: B divides the 3/3's damage between its banding 0/1 and a 0/2 (702.22j)
     and saves one of them. A's 2/2 trampler, blocked by a 0/1, can put 2 on it (B keeps one of the two,
