@@ -219,7 +219,8 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
             if need > 0:
                 have = incoming.get(blocker_id, 0)
                 full = blocker.toughness - blocker.damage
-                why = f"toughness {blocker.toughness}, {blocker.damage} already marked; all creatures' assigned damage counted"
+                why = (f"toughness {blocker.toughness}, {blocker.damage} already marked; all creatures' assigned "
+                       "damage counted")
                 if creature.has(Keyword.DEATHTOUCH):  # any nonzero damage from it is lethal (702.2c)
                     message = (f"{blocker_id} is assigned no lethal damage: 1 damage from {creature.id} would be "
                                f"lethal ({creature.id} has deathtouch, 702.2c), and {blocker_id} has {have} of the "

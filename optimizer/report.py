@@ -28,10 +28,14 @@ def why_destroyed(board: Board, outcome: Outcome, object_id: ObjectId) -> str:
     o = outcome.creatures[object_id]
     toughness = c.toughness - o.minus_counters
     if toughness <= 0:
-        return f"toughness {toughness} after {o.minus_counters} -1/-1 counter{'s' if o.minus_counters != 1 else ''} (704.5f)"
+        return f"toughness {toughness} after {_counters(o.minus_counters)} (704.5f)"
     if o.damage >= toughness:
         return f"{o.damage} damage marked, toughness {toughness} (704.5g)"
     return "dealt damage by a deathtouch source (704.5h)"
+
+
+def _counters(n: int) -> str:
+    return f"{n} -1/-1 counter{'' if n == 1 else 's'}"
 
 
 def why_lost(board: Board, outcome: Outcome, player_id: ObjectId) -> str:
@@ -143,7 +147,7 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
         if o.damage != c.damage or o.minus_counters:
             text = f"  {_label(board, c.id)} {c.power}/{c.toughness}: {o.damage} damage"
             if o.minus_counters:
-                text += f", {o.minus_counters} -1/-1 counter{'s' if o.minus_counters != 1 else ''}"
+                text += f", {_counters(o.minus_counters)}"
             lines.append(text)
     if outcome.destroyed:
         lines.append("  destroyed:")

@@ -10,8 +10,9 @@ every other player minimizes them. Three cases:
   separate part of the objective. One CP-SAT model maximizes the deciding player's parts and
   minimizes the others' at once, and that is the game value. (Except when the defending player's
   division of its lifelink blockers' damage changes the life it gains and so whether the active
-  player's damage is lethal: then its best division for each total gain comes first, one model each,
-  and the active player's model takes the defender's best reply among those. And when a creature
+  player's damage is lethal, and ``lethal`` scores that loss, for the active player or against a
+  deciding defender: then its best division for each total gain comes first, one model each, and
+  the active player's model takes the defender's best reply among those. And when a creature
   takes damage divided by both players, banding: the defender's replies are refined over, as below;
   with two steps too, each regular step on a known first step that way, and so is one where the
   lifelink gain decides the defender's loss (``_defender_replies``). And with three or more
@@ -981,11 +982,16 @@ class _Game:
                 break
             level = _value(solver, level_var)
         reply = main.model.new_int_var(-self.big, self.big, "reply")
-        for level, (value, _) in replies.items():  # the defender's best reply: a max-min (or min-max) model
-            main.model.add(reply >= value + weight * lost[level]) if deciding else \
-                main.model.add(reply <= value + weight * lost[level])
         active = self._scalar_expr(msc.parts[board.active_player])
-        main.model.minimize(active + reply) if deciding else main.model.maximize(active + reply)
+        for level, (value, _) in replies.items():  # the defender's best reply: a max-min (or min-max) model
+            if deciding:
+                main.model.add(reply >= value + weight * lost[level])
+            else:
+                main.model.add(reply <= value + weight * lost[level])
+        if deciding:
+            main.model.minimize(active + reply)
+        else:
+            main.model.maximize(active + reply)
         solver = self._run(main.model, bounded=True) if replies else None
         if solver is None:  # out of time: a legal line, its value unproven
             self.proven = False
