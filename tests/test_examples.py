@@ -5,24 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from optimizer import check, load_board, solve
+from optimizer import load_board, solve
+from optimizer.objectives import DEFAULT_OBJECTIVE
+from scenarios import solved
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def solved(name: str, **kwargs):
-    board = load_board(EXAMPLES / name)
-    result = solve(board, **kwargs)
-    assert result.status == "optimal"
-    assert check(board, result.assignments, result.dealing).legal
-    return result
 
 
 def test_lifelink_blocker_saves():
     """702.19b / 510.2: the 7/7 trampler must assign lethal 3 to the 2/3 lifelink blocker, so at most
     4 goes past it to B at 4 life; B's blocker gains 2 at the same time: 4 - 4 + 2 = 2, B stays in.
     The attacker's best: kill the blocker (value 1) and deal 4. Without lifelink, 4 would be lethal."""
-    result = solved("lifelink-blocker-saves.json")
+    result = solved(load_board(EXAMPLES / "lifelink-blocker-saves.json"), list(DEFAULT_OBJECTIVE))
     assert result.objective["lethal"] == 0 and result.objective["value"] == 1
     assert result.objective["player_damage"] == 4 and result.outcome.players["B"].life == 2
     data = json.loads((EXAMPLES / "lifelink-blocker-saves.json").read_text(encoding="utf-8"))
@@ -34,6 +28,6 @@ def test_first_strike_double_block():
     """510.1 / 510.4: whatever the double striker (2/2) assigns in the first-strike step, the 2/2
     first-strike blocker of both attackers kills the 3/2 brute (value 3) then; the best the attacker
     can do is kill that blocker (value 2) over its two steps: 2 - 3 = -1."""
-    result = solved("first-strike-double-block.json", objective=["value"])
+    result = solved(load_board(EXAMPLES / "first-strike-double-block.json"), ["value"])
     assert result.objective == {"value": -1}
     assert {"brute", "sentinel"} <= set(result.outcome.destroyed)
