@@ -193,6 +193,10 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+_OPTIONS = {"player": "--player", "objective": "--objective", "time_limit": "--time-limit"}
+"""``solve``'s request fields and the options that give them."""
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "solve":
@@ -203,7 +207,10 @@ def _run(args: argparse.Namespace) -> int:
             return _serve()
         return _check(args)
     except (InputError, OutputError) as exc:
-        _tell(f"mtg-combat: error: {printable(str(exc))}")
+        text = str(exc)
+        if args.command == "solve" and isinstance(exc, InvalidRequestError) and exc.field in _OPTIONS:
+            text = f"{_OPTIONS[exc.field]}: {exc.problem}"  # named as the command line gives it
+        _tell(f"mtg-combat: error: {printable(text)}")
         return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - last resort: one line, distinct exit code
         signalled = exc.__cause__ or exc.__context__

@@ -782,3 +782,15 @@ def test_check_of_one_sides_line_says_the_other_creatures_damage_is_missing(
     code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", TRAMPLE_BOARD),
                             write(tmp_path, "a.json", [entry("a1", "b1", 4)]), "--format", "text")
     assert code == 1 and "gives none of its damage" in out and "but assigns 0" not in out
+
+
+@pytest.mark.parametrize("option, value, problem", [
+    ("--time-limit", "-1", "expected a positive number of seconds"),
+    ("--objective", "kills,foo", "unknown objective 'foo'"),
+    ("--player", "Z", "unknown player 'Z'"),
+])
+def test_solve_names_a_bad_option_as_the_command_line_gives_it(option: str, value: str, problem: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "solve", write(tmp_path, "b.json", TRAMPLE_BOARD), option, value)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"mtg-combat: error: {option}: ") and problem in err and err.count("\n") == 1
