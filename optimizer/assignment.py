@@ -16,6 +16,11 @@ class Step(str, Enum):
     FIRST_STRIKE = "first_strike"
     REGULAR = "regular"
 
+    @property
+    def label(self) -> str:
+        """The step's name in text: "first-strike" or "regular"."""
+        return self.value.replace("_", "-")
+
 
 @dataclass(frozen=True, order=True)
 class Assignment:

@@ -77,7 +77,7 @@ def check(board: Board, assignments: Iterable[Assignment] | dict[str, Any] | lis
     for i, choice in enumerate(dealing):
         if (choice.step, choice.source, choice.target) not in assigned:
             raise InvalidAssignmentError(f"dealing[{i}]", f"{choice.source} assigns no "
-                                         f"{choice.step.value.replace('_', '-')}-step damage to {choice.target}: "
+                                         f"{choice.step.label}-step damage to {choice.target}: "
                                          "a dealing choice orders the effects on damage assigned (616.1)")
     played: list[Any] = []
     try:
@@ -159,7 +159,7 @@ def step_violations(board: Board, step: Step, assignments: tuple[Assignment, ...
             why = ("has neither first strike nor double strike" if step is Step.FIRST_STRIKE
                    else "has first strike without double strike and already dealt its damage")
             out.append(violation("510.4", source_id, f"{source_id} {why}, so it assigns no combat damage "
-                                 f"in the {step.value.replace('_', '-')} step"))
+                                 f"in the {step.label} step"))
 
     incoming: dict[ObjectId, int] = {}
     deathtouch_in: dict[ObjectId, bool] = {}

@@ -97,7 +97,7 @@ def _once(seen: dict[tuple[Step, ObjectId, ObjectId], str], choice: DealingChoic
     cell = (choice.step, choice.source, choice.target)
     if cell in seen:
         raise InvalidAssignmentError(where, f"a second choice for {choice.source}'s "
-                                     f"{choice.step.value.replace('_', '-')} damage to {choice.target} "
+                                     f"{choice.step.label} damage to {choice.target} "
                                      f"(also {seen[cell]})")
     seen[cell] = where
 

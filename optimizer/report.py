@@ -97,7 +97,7 @@ def assignment_lines(board: Board, assignments: Iterable[Assignment],
                      dealing: tuple[DealingChoice, ...] = ()) -> list[str]:
     assignments = tuple(assignments)
     dealt = dealt_amounts(board, assignments, dealing) if board.effects or _protection(board) else {}
-    rows = [(a.step.value.replace("_", "-"), _label(board, a.source), _label(board, a.target), a.amount,
+    rows = [(a.step.label, _label(board, a.source), _label(board, a.target), a.amount,
              *dealt.get((a.step, a.source, a.target), (a.amount, ""))) for a in assignments]
     if not rows:
         return ["  (no combat damage is assigned)"]
@@ -194,7 +194,7 @@ def render_check(board: Board, verdict: CheckResult, default_order: bool = False
         two_steps = any(v.step is Step.FIRST_STRIKE for v in verdict.violations) or \
             Step.FIRST_STRIKE in damage_steps(board)
         return "\n".join([f"illegal: {n} violation{'s' if n > 1 else ''}",
-                          *(f"  {v}" + (f"   [{v.step.value.replace('_', '-')} step]" if two_steps else "")
+                          *(f"  {v}" + (f"   [{v.step.label} step]" if two_steps else "")
                             for v in verdict.violations)])
     assert verdict.outcome is not None
     lines = ["legal", "", "after combat damage and state-based actions:", *outcome_lines(board, verdict.outcome)]

@@ -547,7 +547,7 @@ def _exhaustive(board: Board, decider: ObjectId, names: tuple[str, ...], reason:
         for c in on.combatants:
             ways = option_count(on, c.id, step)
             if ways > CREATURE_OPTIONS_LIMIT:
-                raise refused(f"{c.id} may divide its damage in {ways:,} ways in the {step.value.replace('_', '-')} "
+                raise refused(f"{c.id} may divide its damage in {ways:,} ways in the {step.label} "
                               f"step, more than the exhaustive search lists ({CREATURE_OPTIONS_LIMIT:,})")
 
     if unbounded and size > SEARCH_LIMIT:
