@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .assignment import Assignment, Step
 from .board import Board, EffectKind, ObjectId
 from .check import CheckResult
-from .dealing import DealingChoice, applying_effects, cell_effects, deal, protection_applies
+from .dealing import DealingChoice, applying_effects, banding_chooser, cell_effects, deal, protection_applies
 from .errors import printable
 from .rules import Outcome, damage_steps, first_step, step_choices
+
+if TYPE_CHECKING:
+    from .solver import SolveResult
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -67,6 +70,23 @@ def dealt_amounts(board: Board, assignments: tuple[Assignment, ...], dealing: tu
     return out
 
 
+def dividers(board: Board, assignments: tuple[Assignment, ...], dealing: tuple[DealingChoice, ...] = ()
+             ) -> dict[tuple[Step, ObjectId], ObjectId]:
+    """Who divided each source's damage in each step of a legal line: its controller (510.1c-d), or
+    the other player under banding (702.22j-k), on the board that step begins with (510.4)."""
+    out: dict[tuple[Step, ObjectId], ObjectId] = {}
+    current: Board | None = board
+    for step in damage_steps(board):
+        if current is None:
+            break
+        for a in assignments:
+            if a.step is step and (step, a.source) not in out:
+                out[(step, a.source)] = banding_chooser(current, current.creature(a.source))
+        if step is Step.FIRST_STRIKE:
+            current = first_step(current, assignments, dealing)[1]
+    return out
+
+
 def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
     """The rules of the effects that change ``source``'s damage to ``target`` on ``board``: protection
     (702.16e) or "prevent all" (615.1), shields (615.7), doubling and additions (614.1a), and the
@@ -95,16 +115,19 @@ def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
 
 def assignment_lines(board: Board, assignments: Iterable[Assignment],
                      dealing: tuple[DealingChoice, ...] = ()) -> list[str]:
+    """One row per assignment: source, target, amount, step and the player who divided it; the
+    amount dealt, with the rules of the effects, where effects change it."""
     assignments = tuple(assignments)
     dealt = dealt_amounts(board, assignments, dealing) if board.effects or _protection(board) else {}
-    rows = [(a.step.label, _label(board, a.source), _label(board, a.target), a.amount,
+    by = dividers(board, assignments, dealing)
+    rows = [(a.step.label, _label(board, a.source), _label(board, a.target), a.amount, by[(a.step, a.source)],
              *dealt.get((a.step, a.source, a.target), (a.amount, ""))) for a in assignments]
     if not rows:
         return ["  (no combat damage is assigned)"]
     w1 = max(len(r[1]) for r in rows)
     w2 = max(len(r[2]) for r in rows)
-    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}]" + (f"  dealt {d} ({why})" if d != n else "")
-            for step, src, tgt, n, d, why in rows]
+    return [f"  {src:<{w1}} -> {tgt:<{w2}} {n:>3}   [{step}, by {player}]" + (f"  dealt {d} ({why})" if d != n else "")
+            for step, src, tgt, n, player, d, why in rows]
 
 
 def _protection(board: Board) -> bool:
@@ -176,7 +199,7 @@ def render_solution(board: Board, result: object) -> str:
               "objective of this line, not guaranteed: the other players' replies in it need not be their best "
               "(in priority order): ")
              + ", ".join(f"{k} {v}" for k, v in result.objective.items()),
-             "", "combat damage (510.1):", *assignment_lines(board, result.assignments, result.dealing)]
+             "", _damage_header(result), *assignment_lines(board, result.assignments, result.dealing)]
     if result.dealing:
         lines += ["", "order of effects chosen by the affected player (616.1, 615.7):",
                   *dealing_lines(board, result.dealing)]
@@ -184,6 +207,15 @@ def render_solution(board: Board, result: object) -> str:
     if result.warnings:
         lines += ["", "warnings:", *(f"  {w}" for w in result.warnings)]
     return "\n".join(lines)
+
+
+def _damage_header(result: SolveResult) -> str:
+    """What the rows of a solution are: the deciding player's choices and the others' replies."""
+    head = "combat damage (510.1), each row divided by the player named"
+    if result.method == "forced":
+        return head + ":"
+    replies = f"worst for {result.player}" if result.status == "optimal" else "in this line"
+    return f"{head}: {result.player}'s choices, the others' replies {replies}:"
 
 
 def render_check(board: Board, verdict: CheckResult, default_order: bool = False) -> str:

@@ -291,6 +291,30 @@ def test_table_and_text_outputs_say_what_left_the_game(tmp_path: Path, capsys: p
     assert code == 0 and any(line.strip() == expected for line in out.splitlines()), out
 
 
+def test_table_names_the_player_who_divided_each_damage(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """510.1c-d: each row names who divided it; under banding (702.22j) B divides A's attacker's damage.
+    The header says whose choices the rows are, and that the others' are their worst-case replies."""
+    board = {"players": [{"id": "A"}, {"id": "B"}],
+             "creatures": [{"id": "x", "controller": "A", "power": 4, "toughness": 4, "attacking": "B"},
+                           {"id": "y", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+                           {"id": "k", "controller": "B", "power": 3, "toughness": 3, "blocking": ["x", "y"]},
+                           {"id": "h", "controller": "B", "power": 1, "toughness": 1, "keywords": ["banding"],
+                            "blocking": ["x"]}]}
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table",
+                            "--objective", "kills")
+    assert code == 0
+    lines = out.splitlines()
+    assert "A's choices, the others' replies worst for A" in out
+    rows = [line for line in lines if line.endswith("]") and "->" in line]
+    assert rows and all(re.search(r"\[regular, by [AB]\]$", row) for row in rows), out
+    assert all(row.endswith("by B]") for row in rows if row.split()[0] in ("x", "k", "h")), out
+    assert all(row.endswith("by A]") for row in rows if row.split()[0] == "y"), out
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table",
+                            "--objective", "kills", "--player", "B")
+    assert code == 0 and "B's choices, the others' replies worst for B" in out
+
+
 def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = json.loads(json.dumps(TRAMPLE_BOARD))
     board["creatures"][0]["keywords"].append("Flying")
@@ -737,8 +761,8 @@ def test_table_cites_the_rules_of_the_effects_that_changed_each_damage(tmp_path:
                             "--objective", "player_damage")
     assert code == 0
     lines = out.splitlines()
-    assert any(re.search(r"\bt\s+-> w\s+2\s+\[regular\]\s+dealt 0 \(702\.16e\)$", line) for line in lines), out
-    assert any(re.search(r"\bt\s+-> B\s+1\s+\[regular\]\s+dealt 2 \(614\.1a\)$", line) for line in lines), out
+    assert any(re.search(r"\bt\s+-> w\s+2\s+\[regular, by A\]\s+dealt 0 \(702\.16e\)$", line) for line in lines), out
+    assert any(re.search(r"\bt\s+-> B\s+1\s+\[regular, by A\]\s+dealt 2 \(614\.1a\)$", line) for line in lines), out
     shielded = {"players": [{"id": "A"}, {"id": "B"}],
                 "creatures": [{"id": "o", "controller": "A", "power": 3, "toughness": 3, "attacking": "B"}],
                 "effects": [{"kind": "prevent", "amount": 2, "recipients": ["B"]}]}
