@@ -57,10 +57,8 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
     seen: dict[tuple[Step, ObjectId, ObjectId], str] = {}
     for i, item in enumerate(data):
         where = f"dealing[{i}]"
-        if isinstance(item, DealingChoice):
-            _once(seen, item, where)
-            out.append(item)
-            continue
+        if isinstance(item, DealingChoice):  # the API's records get the same checks as JSON entries
+            item = _as_entry(item, where)
         if not isinstance(item, dict):
             raise InvalidAssignmentError(where, "expected an object {\"step\", \"source\", \"target\", \"order\"}")
         extra = set(item) - {"step", "source", "target", "order", "prevented"}
@@ -90,6 +88,18 @@ def parse_dealing(data: Any, board: Board) -> tuple[DealingChoice, ...]:
         _once(seen, choice, where)
         out.append(choice)
     return tuple(out)
+
+
+def _as_entry(choice: DealingChoice, where: str) -> dict[str, Any]:
+    """A :class:`DealingChoice` record as the JSON entry it stands for, to be read as one."""
+    prevented = choice.prevented
+    if not isinstance(prevented, (tuple, list)) or not all(
+            isinstance(pair, (tuple, list)) and len(pair) == 2 for pair in prevented):
+        raise InvalidAssignmentError(f"{where}.prevented", "expected (shield index, damage prevented) pairs, "
+                                     f"got {shown(prevented)}")
+    order = list(choice.order) if isinstance(choice.order, (tuple, list)) else choice.order
+    return {"step": choice.step, "source": choice.source, "target": choice.target, "order": order,
+            "prevented": {str(i) if isinstance(i, int) and not isinstance(i, bool) else i: n for i, n in prevented}}
 
 
 def _once(seen: dict[tuple[Step, ObjectId, ObjectId], str], choice: DealingChoice, where: str) -> None:

@@ -24,13 +24,17 @@ def key_path(base: str, key: object) -> str:
 
 def shown(value: object, limit: int = 60) -> str:
     """``repr(value)`` for a message: at most ``limit`` characters (an integer too long for Python to
-    print is named as one)."""
+    print, a value nested too deeply or an object whose ``repr`` fails is named by its type)."""
     try:
         text = repr(value)
     except ValueError:  # Python does not print an integer of more than 4,300 digits
         if isinstance(value, int):
             return "an integer of more than 4,300 digits"
         return f"a {type(value).__name__} holding an integer of more than 4,300 digits"
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deeply to print"
+    except Exception:  # noqa: BLE001 - an API caller's object whose repr fails
+        return f"a {type(value).__name__} that cannot be printed"
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

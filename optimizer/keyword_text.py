@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .board import COLORS, Keyword, normalize_keyword, parse_keyword
-from .errors import InvalidBoardError, NotSupportedError
+from .errors import InvalidBoardError, NotSupportedError, shown
 
 NO_COMBAT_DAMAGE: tuple[str, ...] = (
     # who can block or be blocked (509.1b-c), over before combat damage
@@ -37,7 +37,9 @@ NO_COMBAT_DAMAGE: tuple[str, ...] = (
 """Keywords that do not change how combat damage is assigned, dealt or survived (with their parameter,
 as in "Ward {2}" or "Bushido 1")."""
 
-_TOXIC = re.compile(r"^toxic (\d+)$")
+_SHOWN = 120
+"""At most this many characters of a keyword text in a message (reminder text included)."""
+_TOXIC = re.compile(r"^toxic ([0-9]+)$")
 _REMINDER = re.compile(r"\([^)]*\)|\([^)\n;]*")
 """Reminder text, as in Oracle text: "Toxic 1 (Players dealt combat damage by this creature ...)"; one
 left open runs to the end of its line (or to a ";")."""
@@ -51,8 +53,9 @@ lifelink"); not after "protection from", whose qualities it joins ("protection f
 nor in "and from" ("hexproof from white and from blue") or "and/or" ("kicker {r} and/or {w}")."""
 _MODELED_NAMES = sorted([kw.value for kw in Keyword] + ["toxic", "protection"], key=len, reverse=True)
 """Names that a text must not hold among other words unread (the modeled keywords, toxic, protection)."""
-_SIGNED = re.compile(r"toxic(?:\s+-|\s*[\u2212+])")
-"""A sign before toxic's number ("toxic -1"), which normalizing would turn into "toxic 1"."""
+_SIGNED = re.compile(r"toxic(?:[\s_-]*[\u2212+]|[\s_-]*[\s_]-|--)")
+"""A sign before toxic's number ("toxic -1", "toxic_-1", "toxic--1", "toxic +1"), which normalizing
+would turn into "toxic 1" (a single hyphen, "Toxic-1", is a separator like a space)."""
 _PARAMETER = re.compile(r"^(?:\s+(?:\d+|x|\{.*|from .*|with .*|\S*—.*)|\s*—.*)?$")
 """What may follow a keyword's name: a number, a cost, "from ...", "with ...", or an em dash and a cost."""
 _PROTECTION = re.compile(r"^protection from (.+)$")
@@ -82,7 +85,7 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
 
     def ignore(text: str, why: str) -> None:
         ignored.append(text)
-        warnings.append(f"{at}.keywords: {text!r} on {creature_id!r} {why}")
+        warnings.append(f"{at}.keywords: {shown(text, _SHOWN)} on {creature_id!r} {why}")
 
     out_of_combat = "is not modeled; ignored, as the creature is not in combat"
     for k, text, norm in _parts(texts):
@@ -94,8 +97,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         toxic_match = _TOXIC.match(norm)
         protection_match = _PROTECTION.match(norm)
         if toxic_match and (_SIGNED.search(texts[k].lower()) or not toxic_match.group(1).strip("0")):
-            raise InvalidBoardError(where, f"{texts[k]!r}: toxic takes one positive whole number (\"Toxic 2\", "
-                                    "702.164a)")
+            raise InvalidBoardError(where, f"{shown(texts[k], _SHOWN)}: toxic takes one positive whole number "
+                                    "(\"Toxic 2\", 702.164a)")
         elif toxic_match:
             digits = toxic_match.group(1).lstrip("0")  # a positive number (checked above)
             if len(digits) > len(str(max_number)) or int(digits) > max_number:
@@ -104,7 +107,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         elif norm == "toxic":
             raise InvalidBoardError(where, "toxic needs a number (\"Toxic 2\") or the toxic field")
         elif norm.startswith("toxic ") and (not in_combat or _modeled_name_in(norm[len("toxic"):]) is None):
-            raise InvalidBoardError(where, f"{text!r}: toxic takes one positive whole number (\"Toxic 2\", 702.164a)")
+            raise InvalidBoardError(where, f"{shown(text, _SHOWN)}: toxic takes one positive whole number "
+                                    "(\"Toxic 2\", 702.164a)")
         elif not norm:
             raise InvalidBoardError(where, "empty keyword")
         elif protection_match:
@@ -115,8 +119,8 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
                 protection |= qualities
         elif norm.startswith("bands with other"):
             if in_combat:
-                raise NotSupportedError(where, f"{text!r} is not modeled: who divides combat damage depends on "
-                                        "the band's shared quality (702.22j-k); if the creatures it bands "
+                raise NotSupportedError(where, f"{shown(text, _SHOWN)} is not modeled: who divides combat damage "
+                                        "depends on the band's shared quality (702.22j-k); if the creatures it bands "
                                         "with share that quality, give each of them the keyword 'banding'")
             ignore(text, out_of_combat)
         elif _known_harmless(norm):
@@ -124,13 +128,13 @@ def read_keywords(at: str, creature_id: str, texts: Sequence[str], in_combat: bo
         else:
             near = difflib.get_close_matches(norm, [kw.value for kw in Keyword], n=1, cutoff=0.85)
             if near:
-                raise InvalidBoardError(where, f"{text!r} is not a keyword; did you mean {near[0]!r}?")
+                raise InvalidBoardError(where, f"{shown(text, _SHOWN)} is not a keyword; did you mean {near[0]!r}?")
             named = _modeled_name_in(norm)
             if named is not None and in_combat:  # ignoring it would drop a keyword that changes the answer
                 example = {"protection": "protection from red", "toxic": "toxic 1"}.get(named, named)
-                raise InvalidBoardError(where, f"{text!r} is not one keyword the optimizer reads, but it names "
-                                        f"{named!r}: give each keyword the creature has now as a text of its "
-                                        f"own ([\"{example}\", ...])")
+                raise InvalidBoardError(where, f"{shown(text, _SHOWN)} is not one keyword the optimizer reads, "
+                                        f"but it names {named!r}: give each keyword the creature has now as a text "
+                                        f"of its own ([\"{example}\", ...])")
             if named is not None:
                 ignore(text, out_of_combat)
                 continue
@@ -200,6 +204,6 @@ def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> 
         elif not in_combat:
             return None
         else:
-            raise NotSupportedError(where, f"{text!r}: protection from {quality} is not modeled, only from a "
-                                    "color, all colors, creatures or everything (702.16a)")
+            raise NotSupportedError(where, f"{shown(text, _SHOWN)}: protection from {quality} is not modeled, "
+                                    "only from a color, all colors, creatures or everything (702.16a)")
     return frozenset(out)

@@ -48,7 +48,8 @@ def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
         raise InvalidRequestError("objective", "expected a non-empty list of objective names")
     for name in names:
         if name not in OBJECTIVES:
-            raise InvalidRequestError("objective", f"unknown objective {name!r}; choose from {', '.join(OBJECTIVES)}")
+            raise InvalidRequestError("objective", f"unknown objective {shown(name)}; "
+                                      f"choose from {', '.join(OBJECTIVES)}")
     if len(set(names)) != len(names):
         raise InvalidRequestError("objective", "an objective is listed twice")
     return tuple(names)

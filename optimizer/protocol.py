@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError, NotSupportedError,
-                     key_path)
+                     key_path, shown)
 from .schema import json_type, json_value_problem, unique_keys
 
 RequestId = str | int | float | None
@@ -107,7 +107,7 @@ def result_text(request: dict[str, Any]) -> str:
     if not isinstance(command, str):
         raise InvalidRequestError("command", f"expected one of {', '.join(COMMANDS)}, got {json_type(command)}")
     if command not in COMMANDS:
-        raise InvalidRequestError("command", f"unknown command {command!r}; expected one of {', '.join(COMMANDS)}")
+        raise InvalidRequestError("command", f"unknown command {shown(command)}; expected one of {', '.join(COMMANDS)}")
     allowed = COMMANDS[command]
     for name in request:
         if name not in allowed:

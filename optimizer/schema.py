@@ -472,7 +472,8 @@ def _effect(where: str, raw: _EffectIn, seen: dict[str, str], player_ids: list[s
             creature_by_id: dict[str, _CreatureIn], between: bool = False) -> Effect:
     kind = _EFFECT_KINDS.get(raw.kind.strip().lower())
     if kind is None:
-        raise InvalidBoardError(f"{where}.kind", f"unknown effect {raw.kind!r}; kinds are {', '.join(_EFFECT_KINDS)}")
+        raise InvalidBoardError(f"{where}.kind", f"unknown effect {shown(raw.kind)}; "
+                                f"kinds are {', '.join(_EFFECT_KINDS)}")
     sources = _selector(f"{where}.sources", raw.sources, seen, player_ids, creature_by_id, True, between)
     recipients = _selector(f"{where}.recipients", raw.recipients, seen, player_ids, creature_by_id, False, between)
     if kind is EffectKind.ADD:

@@ -865,6 +865,27 @@ def test_check_api_keys_that_are_not_field_names_are_errors_naming_them(data: An
     assert info.value.field == field
 
 
+def test_dealing_records_are_read_as_their_json_is() -> None:
+    """616.1 / 615.7: a :class:`DealingChoice` record from Python gets the checks a JSON entry gets: a
+    step given as text is that step (the order it names applies: the shield first, (3 - 2) x 2 = 2
+    damage to the 0/4, which lives), and a bad step, order or shield is a typed error naming it."""
+    from optimizer import DealingChoice, Step
+
+    board = load_board(FURNACE_SHIELD)
+    as_text = check(board, OGRE_HITS, [DealingChoice("regular", "ogre", "wall", (1, 0), ((1, 2),))])  # type: ignore[arg-type]
+    assert as_text.legal and as_text.outcome is not None and as_text.outcome.creatures["wall"].damage == 2
+    for record, field in [
+        (DealingChoice("bogus", "ogre", "wall", (1, 0), ((1, 2),)), "dealing[0].step"),  # type: ignore[arg-type]
+        (DealingChoice(Step.REGULAR, "ogre", "wall", None, ()), "dealing[0].order"),  # type: ignore[arg-type]
+        (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), (99,)), "dealing[0].prevented"),  # type: ignore[arg-type]
+        (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), ((0, 2),)), "dealing[0].prevented.0"),  # not a shield
+        (DealingChoice(Step.REGULAR, "nobody", "wall", (1, 0), ()), "dealing[0].source"),
+    ]:
+        with pytest.raises(InvalidAssignmentError) as info:
+            check(board, OGRE_HITS, [record])
+        assert info.value.field == field, (record, info.value)
+
+
 def test_two_dealing_choices_for_one_damage_are_an_error_however_they_are_given() -> None:
     from optimizer import DealingChoice, Step
 
@@ -1020,13 +1041,21 @@ def test_a_text_naming_a_modeled_keyword_among_other_words_is_an_error(text: str
 
 
 @pytest.mark.parametrize("text", ["toxic -1", "Toxic \u22121", "Toxic X", "toxic two", "toxic 2 toxic 3", "toxic 0",
-                                  "Trample, toxic -1", "toxic -1 and trample"])
+                                  "Trample, toxic -1", "toxic -1 and trample", "Toxic_-1", "toxic--1", "toxic +1",
+                                  "Toxic \u0660", "Toxic \uff10", "Toxic \u0663"])
 def test_toxic_without_one_positive_number_is_an_error(text: str) -> None:
     # "toxic -1" normalized like "double-strike" would read as toxic 1: a sign flip that wins the game
     attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "keywords": [text]}
     with pytest.raises(InvalidBoardError) as info:
         load_board(two_player(attacker))
     assert info.value.field == "creatures[0].keywords[0]" and "toxic" in info.value.problem
+
+
+def test_toxic_written_with_hyphens_or_underscores_as_spaces_is_read() -> None:
+    """A single hyphen or underscore separates like a space ("First_strike"): "Toxic-2" is toxic 2."""
+    for text in ("Toxic-2", "toxic_2", "TOXIC  02"):
+        attacker = {"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B", "keywords": [text]}
+        assert load_board(two_player(attacker)).creatures[0].toxic == 2
 
 
 def test_devoid_is_not_vouched_for():
@@ -1409,6 +1438,40 @@ def test_an_integer_too_long_to_print_is_named_not_printed(call, field) -> None:
     with pytest.raises(InputError) as info:
         call(load_board(FURNACE_SHIELD))
     assert info.value.field == field and "integer of more than 4,300 digits" in info.value.problem
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda b: solve(b, player=_nested(5000)), "player"),
+    (lambda b: solve(b, player=_Unprintable()), "player"),
+    (lambda b: check(b, [{"source": _nested(5000), "target": "wall", "amount": 3}]), "assignments[0].source"),
+    (lambda b: check(b, [{"source": "ogre", "target": "wall", "amount": _nested(5000)}]), "assignments[0].amount"),
+], ids=["nested-player", "unprintable-player", "nested-source", "nested-amount"])
+def test_a_value_too_deep_or_unprintable_is_named_by_its_type(call, field) -> None:
+    with pytest.raises(InputError) as info:
+        call(load_board(FURNACE_SHIELD))
+    assert info.value.field == field and ("nested too deeply" in info.value.problem
+                                          or "cannot be printed" in info.value.problem)
+
+
+def test_a_long_unknown_name_is_shortened_in_its_message(tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        solve(load_board(FURNACE_SHIELD), objective=["k" * 5000])
+    assert info.value.field == "objective" and len(str(info.value)) < 300
+    with pytest.raises(InvalidBoardError) as board_info:
+        load_board({"players": [{"id": "A"}, {"id": "B"}], "effects": [{"kind": "x" * 100_000}]})
+    assert board_info.value.field == "effects[0].kind" and len(str(board_info.value)) < 300
 
 
 @pytest.mark.parametrize("time_limit, kind", [("1", "str"), (True, "bool"), (None.__class__, "type")],
