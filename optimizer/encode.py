@@ -284,8 +284,8 @@ class CombatModel:
         solver values each :attr:`self_scored` player's part both ways on one-step boards."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
-        whether it loses (see :meth:`_find_coupled_gain`); its lethal term is left out of the active
-        player's part (with two steps it is in its own part)."""
+        whether it loses (see :meth:`_find_coupled_gain`); its loss (``lethal``, or ``alive`` if it
+        decides) is left out of the active player's part (with two steps it is in its own part)."""
         self.least: dict[Cell, bool] = {cell: True for cell in self._dealt}
         """For each cell, whether its affected player applies the effects in the order dealing the
         least damage (616.1)."""
@@ -590,12 +590,12 @@ class CombatModel:
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
         which then mixes its own choices with the active player's (only the active player's
-        creatures deal damage to players): ``lethal`` (an opponent's loss counts for the decider, its
-        own against it), or with three or more players anything about it leaving the game (800.4a).
+        creatures deal damage to players): ``lethal`` for an opponent of the decider, ``alive`` for
+        the decider, or with three or more players anything about it leaving the game (800.4a).
         (``life_gained`` itself is scored in the part of whoever divides the damage.)"""
         if player == self.board.active_player:
             return False
-        return len(self.board.players) >= 3 or "lethal" in self.objective
+        return len(self.board.players) >= 3 or _loss_name(self, player) in self.objective
 
     def _divided_gain(self, c: Creature) -> bool:
         """Whether lifelink ``c``'s damage dealt, so its controller's gain (702.15b), depends on how
@@ -606,7 +606,7 @@ class CombatModel:
     def _find_coupled_gain(self) -> ObjectId | None:
         """The player whose own lifelink blockers' divided regular-step gain (see :meth:`_divided_gain`)
         decides whether it loses, in a two-player game: then the active player's damage and that
-        player's division together decide ``lethal``. The solver handles that coupling: with one
+        player's division together decide whether it loses. The solver handles that coupling: with one
         step, for each total gain, the player's best division with that gain; with two, its loss is
         scored in its own part, as its reply (see :meth:`_part`). Where the active player divides such a
         blocker's damage instead (702.22k, perhaps only until the first-strike step ends banding), its
@@ -642,7 +642,7 @@ class CombatModel:
         if len(self.board.players) >= 3:
             return None
         if source.controller == self.decider:  # its gain, and a deciding defender survives more often
-            gain = self._first_sign({"life_gained": 1, "lethal": int(self.decider != self.board.active_player)})
+            gain = self._first_sign({"life_gained": 1, "alive": int(self.decider != self.board.active_player)})
         else:
             gain = self._first_sign({"lethal": -1})
         if sign and gain and sign != gain:
@@ -669,13 +669,13 @@ class CombatModel:
             return {"kills": 0 if mine else 1, "survivors": -1 if mine else 0,
                     "value": -obj.value if mine else obj.value}
         if b.is_player(target):
-            if target == self.decider:  # it may lose (``lethal`` counts that against it)
+            if target == self.decider:  # it may lose (``alive``)
                 if not multiplayer:
-                    return {"lethal": -1}
+                    return {"alive": -1}
                 own = [c.value for c in self.combatants if c.controller == target]
                 if any(v < 0 for v in own):
                     return None
-                return {"lethal": -1, "survivors": -1 if own else 0, "value": -1 if any(own) else 0}
+                return {"alive": -1, "survivors": -1 if own else 0, "value": -1 if any(own) else 0}
             theirs = [c.value for c in self.combatants if c.controller == target]
             if multiplayer and any(v < 0 for v in theirs):
                 return None
@@ -725,9 +725,9 @@ class CombatModel:
         of that is never worse for the decider (an opponent's creature), -1 if never better (its
         own), None when some objective could go either way: values below zero, the decider's own
         lifelink gain, lifelink on the source, or the defending player's lifelink gain when
-        ``lethal`` counts and the creature is the active player's (it then deals less regular damage,
-        and its blockers gain less: good for a deciding active player's creature, bad for the
-        defender's survival when the defender decides)."""
+        ``lethal`` or ``alive`` counts and the creature is the active player's (it then deals less
+        regular damage, and its blockers gain less: good for a deciding active player's creature,
+        bad for the defender's survival when the defender decides)."""
         b, names = self.board, self.objective
         source, obj = b.creature(cell[0]), b.get(cell[1])
         if len(b.players) != 2 or not isinstance(obj, Creature) or Keyword.LIFELINK in source.keywords:
@@ -738,7 +738,8 @@ class CombatModel:
         lifelink = {c.controller for c in self.combatants if Keyword.LIFELINK in c.keywords}
         if "life_gained" in names and self.decider in lifelink:
             return None
-        if "lethal" in names and obj.controller == b.active_player and lifelink - {b.active_player}:
+        if ("lethal" in names or "alive" in names) and obj.controller == b.active_player \
+                and lifelink - {b.active_player}:
             return None
         return -1 if mine else 1
 
@@ -917,11 +918,12 @@ class CombatModel:
                 if isinstance(b.get(t), Creature) and self.damaged_by(t) == player:
                     merged[(s.id, t)] = st.effective_power(s)
         terms = self._terms(st, {**merged, **cells} if merged else cells, player)
-        if player == self.coupled_gain and (self.two_steps or self.any_coupled) and "lethal" in terms:
+        name = _loss_name(self, player)
+        if player == self.coupled_gain and (self.two_steps or self.any_coupled) and name in terms:
             # its gain is its reply's (510.1): whether it loses is scored with its division (the one-step
             # solve without damage both players divide takes each total gain in turn instead)
             lost = self._lost(st, active_cells, player, self._coupled_gain_in(st, cells))
-            terms["lethal"].add(-1 if player == self.decider else 1, lost)
+            terms[name].add(-1 if player == self.decider else 1, lost)
         return terms
 
     def _scenario(self, st: "_State", first: Mapping[Cell, Expr], free: set[ObjectId],
@@ -1285,7 +1287,7 @@ class CombatModel:
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    if ("lethal" in terms and q.id != self.coupled_gain) or multiplayer:
+                    if (_loss_name(self, q.id) in terms and q.id != self.coupled_gain) or multiplayer:
                         lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
@@ -1308,10 +1310,12 @@ class CombatModel:
             return terms
         if "survivors" in terms:  # the deaths above count down from every creature of the decider's
             terms["survivors"].add(sum(1 for c in self.combatants if c.controller == self.decider), 1)
+        if "alive" in terms:
+            terms["alive"].add(1, 1)  # less the decider's loss, if it is a defending player
         for q in b.players:
-            if q.id == self.decider:  # a deciding defender's own loss counts against it
-                if "lethal" in terms and q.id in lost:
-                    terms["lethal"].add(-1, lost[q.id])
+            if q.id == self.decider:
+                if "alive" in terms and q.id in lost:
+                    terms["alive"].add(-1, lost[q.id])
                 continue
             if "player_damage" in terms:
                 terms["player_damage"].add(1, loss.get(q.id, 0))  # the active player takes no damage
@@ -1402,6 +1406,11 @@ def _equals(cm: CombatModel, expr: Expr, value: int) -> Expr:
     if _is_const(expr):
         return int(expr == value)
     return _and(cm, [_at_least(cm, expr, value), _not(_at_least(cm, expr, value + 1))])
+
+
+def _loss_name(cm: CombatModel, player: ObjectId) -> str:
+    """The objective that scores ``player``'s loss: ``alive`` for the decider, ``lethal`` for the others."""
+    return "alive" if player == cm.decider else "lethal"
 
 
 def _not(x: Expr) -> Expr:

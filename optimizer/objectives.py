@@ -22,14 +22,15 @@ OBJECTIVES: dict[str, str] = {
     "loyalty": "loyalty counters removed from opponents' planeswalkers (at most what they had)",
     "defense": "defense counters removed from battles opponents protect (at most what they had)",
     "life_gained": "life the deciding player gains (lifelink)",
-    "lethal": "opponents who lose the game (0 or less life, 10 poison, 21 commander damage), minus 1 if the "
-              "deciding player loses",
+    "lethal": "opponents who lose the game (0 or less life, 10 poison, 21 commander damage)",
+    "alive": "1 if the deciding player is still in the game after combat damage, 0 if it lost (only a "
+             "defending player can lose in combat)",
 }
 
 DEFAULT_OBJECTIVE: tuple[str, ...] = (
-    "lethal", "value", "player_damage", "poison", "loyalty", "defense", "life_gained",
+    "alive", "lethal", "value", "player_damage", "poison", "loyalty", "defense", "life_gained",
 )
-"""Win first (for a defending player: do not lose), then trade creatures by value, then damage: opponents'
+"""Do not lose (for a defending player), win, then trade creatures by value, then damage: opponents'
 life, poison, planeswalkers, battles."""
 
 
@@ -53,6 +54,13 @@ def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise InvalidRequestError("objective", "an objective is listed twice")
     return tuple(names)
+
+
+def varying(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str, ...]:
+    """``names`` without ``alive`` when the active player decides: it is dealt no combat damage
+    (510.1b-d), so it is always 1 then (for shorter lists of objectives that still say something)."""
+    kept = tuple(n for n in names if n != "alive" or decider != board.active_player)
+    return kept or tuple(names)
 
 
 def parse_player(board: Board, player: str | None) -> ObjectId:
@@ -112,15 +120,19 @@ def _life_gained(board: Board, outcome: Outcome, player: ObjectId) -> int:
 
 
 def _lethal(board: Board, outcome: Outcome, player: ObjectId) -> int:
-    """Opponents who lost, minus the deciding player if it lost (704.5a, 704.5c, 704.6c): the game's
-    result as the decider sees it (only a defending player can lose in combat: the active player is
-    dealt no combat damage, 510.1b-d)."""
-    return sum(1 if pid != player else -1 for pid, p in outcome.players.items() if p.lost)
+    """Opponents who lost (704.5a, 704.5c, 704.6c)."""
+    return sum(1 for pid, p in outcome.players.items() if pid != player and p.lost)
+
+
+def _alive(board: Board, outcome: Outcome, player: ObjectId) -> int:
+    """1 unless the deciding player lost (704.5a, 704.5c, 704.6c); the active player is dealt no
+    combat damage (510.1b-d), so only a defending player can lose."""
+    return 0 if outcome.players[player].lost else 1
 
 
 _VALUE = {
     "kills": _kills, "survivors": _survivors, "value": _value, "player_damage": _player_damage,
     "poison": _poison, "loyalty": _loyalty, "defense": _defense, "life_gained": _life_gained,
-    "lethal": _lethal,
+    "lethal": _lethal, "alive": _alive,
 }
 assert set(_VALUE) == set(OBJECTIVES)

@@ -5,10 +5,10 @@ planeswalker or battle (its loyalty or defense is shared, 702.19c, 120.3c-d). Pl
 when no player can lose in this combat: then nothing one group does changes another's legal
 assignments, the state after the first-strike step, or the other's outcome (with a loss, the game
 would end, 104.3a, or a player's creatures leave, 800.4a), and every objective is a sum over
-creatures, players, planeswalkers and battles. A max-min game whose payoff is a sum of independent
-parts has the sum of the parts' values as its value, so each part may be solved on its own. That
-pays when two or more parts give the other side first-strike replies: on the whole board their count
-multiplies, and so do the refinement's rounds. Otherwise one model of the whole board costs less
+creatures, players, planeswalkers and battles (but ``alive``, which is then 1 in every part). A
+max-min game whose payoff is a sum of independent parts has the sum of the parts' values as its
+value, so each part may be solved on its own. That pays when two or more parts give the other side
+first-strike replies: on the whole board their count multiplies, and so do the refinement's rounds. Otherwise one model of the whole board costs less
 (each part solved costs about a model's set-up), and the board is not split.
 
 A "prevent the next N damage" shield on a player links every creature that may damage that player

@@ -10,8 +10,8 @@ every other player minimizes them. Three cases:
   separate part of the objective. One CP-SAT model maximizes the deciding player's parts and
   minimizes the others' at once, and that is the game value. (Except when the defending player's
   division of its lifelink blockers' damage changes the life it gains and so whether the active
-  player's damage is lethal, and ``lethal`` scores that loss, for the active player or against a
-  deciding defender: then its best division for each total gain comes first, one model each, and
+  player's damage is lethal, and that loss is scored (``lethal`` for the active player, ``alive``
+  for a deciding defender): then its best division for each total gain comes first, one model each, and
   the active player's model takes the defender's best reply among those. And when a creature
   takes damage divided by both players, banding: the defender's replies are refined over, as below;
   with two steps too, each regular step on a known first step that way, and so is one where the
@@ -71,7 +71,7 @@ from .dealing import DealingChoice, cell_effects, with_prevented
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
 from .errors import InputError, InvalidAssignmentError, InvalidRequestError, NotSupportedError
 from .interrupt import stoppable
-from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player
+from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player, varying
 from .parts import independent_parts
 from .rules import Outcome, assigns_in, damage_amount, damage_steps, first_step, forced_line, simplest_line
 from .schema import checked_board, load_board
@@ -417,8 +417,9 @@ parts' last."""
 def _solve_parts(board: Board, parts: list[Board], decider: ObjectId, names: tuple[str, ...],
                  time_limit: float | None, settings: SolverSettings, max_combined_range: int) -> SolveResult:
     """The board solved part by part (:func:`~optimizer.parts.independent_parts`), each with the
-    time left: the union of the parts' lines, its values the sum of theirs (the checker's values of
-    the whole line must equal that sum, or the solve fails loudly)."""
+    time left: the union of the parts' lines, its values the sum of theirs (``alive``, 1 in each, as
+    no player can lose; the checker's values of the whole line must equal those, or the solve fails
+    loudly)."""
     deadline = None if time_limit is None else time.monotonic() + time_limit
     results = []
     for part in parts:
@@ -427,7 +428,7 @@ def _solve_parts(board: Board, parts: list[Board], decider: ObjectId, names: tup
     line = normalize(a for r in results for a in r.assignments)
     dealing = tuple(sorted((d for r in results for d in r.dealing), key=lambda d: d.step is Step.REGULAR))
     outcome, values = _checked(board, line, dealing, decider, names, "the parts'")
-    summed = {n: sum(r.objective[n] for r in results) for n in names}
+    summed = {n: (min if n == "alive" else sum)(r.objective[n] for r in results) for n in names}  # nobody loses
     if summed != values:
         raise SolverError(f"internal error: the parts' values add up to {summed}, the checker's of their "
                           f"union are {values}")
@@ -465,13 +466,14 @@ def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: 
     ``refusal`` it would get without one): a legal line instead of no answer, not proven optimal,
     valued by the checker. The best for the decider of :func:`simplest_line` (legal on every board);
     with ``lead_alone`` (objectives too wide to combine), the solver's lines for the first objective
-    alone and then for the first two; and on a board with banding (702.22j-k, what other refusals mostly come from), the
-    solver's line for the same board without banding: each in the time left, when the checker finds
+    alone and then for the first two (that can vary, :func:`_shorter`); and on a board with banding
+    (702.22j-k, what other refusals mostly come from), the solver's line for the same board without banding: each in the time left, when the checker finds
     it legal here."""
     candidates = [(simplest_line(board), (), "the simplest legal line (every creature's damage on its first "
                    "recipient, 510.1a-c)")]
     left = deadline - time.monotonic()
-    for lead_names in ((names[:1], names[:2]) if lead_alone else ()):  # the refusal suggests the two
+    shorter = _shorter(names, board, decider)
+    for lead_names in (dict.fromkeys((shorter[:1], shorter)) if lead_alone else ()):  # the refusal suggests the second
         if len(lead_names) == len(names) or left <= 0.001:
             continue
         try:
@@ -506,6 +508,13 @@ def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: 
     why = f"{refusal}; under a time limit, {how}, is returned instead"
     return SolveResult("feasible", decider, values, line, outcome, board.warnings + (_unproven(why),), dealing,
                        "fallback")
+
+
+def _shorter(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str, ...]:
+    """The list of objectives a refusal for too wide ranges suggests: the first two that can vary, or
+    the first alone if there are at most two."""
+    kept = varying(names, board, decider)
+    return kept[:2] if len(kept) > 2 else kept[:1]
 
 
 def _count(n: int) -> str:
@@ -666,7 +675,8 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
         "loyalty": (0, sum(min(w.loyalty, reaching(w.id)) for w in board.planeswalkers if w.controller != decider)),
         "defense": (0, sum(min(b.defense, reaching(b.id)) for b in board.battles if b.protector != decider)),
         "life_gained": (0, lifelink),
-        "lethal": (0 if decider == board.active_player else -1, len(opponents)),  # a defender may lose
+        "lethal": (0, len(opponents)),
+        "alive": (1 if decider == board.active_player else 0, 1),  # only a defender may lose
     }
     return [ranges[n] for n in names]
 
@@ -817,7 +827,7 @@ class _Game:
             return self._joint()
         if not self.combine:
             given = ", ".join(self.names) + (" (the default)" if self.names == DEFAULT_OBJECTIVE else "")
-            fewer = self.names[:2] if len(self.names) > 2 else self.names[:1]
+            fewer = _shorter(self.names, self.board, self.decider)
             raise _TooWide(InvalidRequestError(
                 "objective", "the objectives' ranges are too wide to combine for a guaranteed two-step "
                 f"solve on this board ({given}); list fewer objectives, for example {','.join(fewer)}"))
@@ -932,8 +942,9 @@ class _Game:
         decider (its own loss then counts against it) or play against the deciding active player."""
         board, probe = self.board, self.probe
         q = probe.coupled_gain
-        assert q is not None and self.combine and "lethal" in self.names
         deciding = self.sign[q] > 0  # the defender decides: it maximizes, the active player minimizes
+        loss = "alive" if deciding else "lethal"  # what scores its loss
+        assert q is not None and self.combine and loss in self.names
         free = {p.id for p in board.players}
         cm = self._fresh_model()
         sc = cm.scenario({}, free=free, policies={})
@@ -944,7 +955,7 @@ class _Game:
         part = self._scalar_expr(sc.parts[q])
         best_part = cm.model.maximize if deciding else cm.model.minimize  # the defender's own way
         best_part(part)
-        weight = self.weights[self.names.index("lethal")] * (-1 if deciding else 1)  # its loss, for the decider
+        weight = self.weights[self.names.index(loss)] * (-1 if deciding else 1)
         main = self._model()
         msc = main.scenario({}, free=free, policies={})
         replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)

@@ -126,25 +126,27 @@ def test_presolve_and_relaxation_on_every_model_give_the_brute_force_optimum(boa
     assert result.status == "optimal" and check(board, result.assignments, result.dealing).legal
 
 
+def loss_first(name: str):
+    """Objective lists led by ``name`` (``lethal`` or ``alive``): a player's loss matters most."""
+    return objectives.map(lambda names: [name] + [n for n in names if n != name])
+
+
 @settings(max_examples=examples(300))
 @given(board_json=lifelink_blocker_boards(),
-       objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
+       objective=st.one_of(objectives, loss_first("lethal"), loss_first("alive")),
        decider=st.sampled_from(["A", "A", "B", "C"]))
 def test_lifelink_blocker_gain_cpsat_equals_brute_force(board_json, objective, decider):
     """702.15b with 615-616: a lifelink blocker whose gain depends on how its player divides its
-    damage, with ``lethal`` often scored, so that the gain can decide whether that player loses."""
+    damage, with ``lethal`` or ``alive`` often scored, so that the gain can decide whether that player loses."""
     result = assert_matches_brute_force(board_json, objective, decider, searched_ok=True)
     event("method: " + result.method)
 
 
-lethal_first = objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])
-
-
 @settings(max_examples=examples(150))
 @given(board_json=st.one_of(boards(pressure=True, max_defenders=1), lifelink_blocker_boards()),
-       objective=lethal_first, decider=st.sampled_from(["B", "B", "C"]))
+       objective=loss_first("alive"), decider=st.sampled_from(["B", "B", "C"]))
 def test_a_deciding_defenders_own_loss_cpsat_equals_brute_force(board_json, objective, decider):
-    """704.5a with ``lethal`` first and a defending player deciding: its own loss counts against it, so
+    """704.5a with ``alive`` first and a defending player deciding: its own loss counts against it, so
     its first-strike replies, its lifelink blockers' division (510.2) and the order of effects on
     damage to it (616.1) must keep it in the game where any line does; low life totals, tramplers."""
     result = assert_matches_brute_force(board_json, objective, decider, searched_ok=True)
@@ -153,7 +155,7 @@ def test_a_deciding_defenders_own_loss_cpsat_equals_brute_force(board_json, obje
 
 @settings(max_examples=examples(150))
 @given(board_json=lifelink_and_banding_boards(),
-       objective=st.one_of(objectives, objectives.map(lambda names: ["lethal"] + [n for n in names if n != "lethal"])),
+       objective=st.one_of(objectives, loss_first("lethal"), loss_first("alive")),
        decider=st.sampled_from(["A", "A", "B"]))
 def test_lifelink_blocker_gain_with_banding_cpsat_equals_brute_force(board_json, objective, decider):
     """702.15b with 702.22j: the lifelink blocker's gain deciding whether its player loses, while

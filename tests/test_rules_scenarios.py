@@ -892,16 +892,18 @@ def test_510_2_lifelink_gained_simultaneously_saves_player() -> None:
     assert result.objective == {"lethal": 0, "player_damage": 3}
 
 
-def test_704_5a_lethal_counts_a_deciding_defenders_own_loss_against_it() -> None:
-    """704.5a: B at 3 life takes 3 and loses. ``lethal`` is the game's result for the decider: +1 for A
-    (an opponent lost), -1 for B (it lost itself); 0 for both at 4 life."""
+def test_704_5a_lethal_counts_opponents_who_lose_and_alive_the_deciders_own_loss() -> None:
+    """704.5a: B at 3 life takes 3 and loses. ``lethal`` counts the decider's opponents who lose: 1 for
+    A, 0 for B (A, its only opponent, is dealt no combat damage). ``alive`` is 1 for A and 0 for B,
+    who lost; at 4 life B survives: ``alive`` 1, ``lethal`` 0 for A."""
     at_three = make_board(attacker("a1", 3, 3), players=[player("A"), player("B", 3)])
     outcome = assert_legal(at_three, dmg("a1", "B", 3))
-    assert objective_values(at_three, outcome, "A", ["lethal"]) == {"lethal": 1}
-    assert objective_values(at_three, outcome, "B", ["lethal"]) == {"lethal": -1}
+    assert objective_values(at_three, outcome, "A", ["lethal", "alive"]) == {"lethal": 1, "alive": 1}
+    assert objective_values(at_three, outcome, "B", ["lethal", "alive"]) == {"lethal": 0, "alive": 0}
     at_four = make_board(attacker("a1", 3, 3), players=[player("A"), player("B", 4)])
     outcome = assert_legal(at_four, dmg("a1", "B", 3))
-    assert objective_values(at_four, outcome, "B", ["lethal"]) == {"lethal": 0}
+    assert objective_values(at_four, outcome, "B", ["alive"]) == {"alive": 1}
+    assert objective_values(at_four, outcome, "A", ["lethal"]) == {"lethal": 0}
 
 
 def test_510_2_a_deciding_defender_divides_lifelink_damage_to_survive() -> None:
@@ -909,28 +911,32 @@ def test_510_2_a_deciding_defender_divides_lifelink_damage_to_survive() -> None:
     lifelink 2/9 blocks a 1/1 and an indestructible 1/5, and a doubler doubles its damage to the 1/5.
     All 2 on the 1/1 kills it but gains 2 (3 - 6 + 2 = -1); 1 and 1 kills it and gains 1 + 2 = 3
     (life 0); only all 2 on the 1/5 (4 dealt, 4 gained: life 1) keeps B in the game. Winning the
-    1/1 (value 1) is worth less than not losing (lethal 0 against -1)."""
+    1/1 (value 1) is worth less than not losing (alive 1 against 0). With ``lethal`` instead (0 in
+    every line: only B's opponent A would count), B takes the 1/1 and loses."""
     board = make_board(attacker("u", 6, 6), attacker("q", 1, 1), attacker("i", 1, 5, "B", "indestructible"),
                        blocker("l", 2, 9, ["q", "i"], "lifelink"), players=[player("A"), player("B", 3)],
                        effects=[{"kind": "double", "sources": ["l"], "recipients": ["i"]}])
-    result = solved(board, ["lethal", "value", "life_gained"], "B")
-    assert result.objective == {"lethal": 0, "value": 0, "life_gained": 4}
+    result = solved(board, ["alive", "value", "life_gained"], "B")
+    assert result.objective == {"alive": 1, "value": 0, "life_gained": 4}
     assert assigned(result, "l", "i") == 2
     assert result.outcome.players["B"].life == 1 and not result.outcome.players["B"].lost
+    result = solved(board, ["lethal", "value"], "B")
+    assert result.objective == {"lethal": 0, "value": 1} and result.outcome.players["B"].lost
 
 
 def test_510_4_a_deciding_defender_kills_the_trampler_first_to_survive() -> None:
     """510.4 / 702.19b / 704.5a, B deciding: B at 1 life; B's first-strike 2/2 blocks a 3/1 trampler
     (value 1) and a 2/2 (value 5). Killing the 2/2 first (value 5) leaves the trampler: 2 lethal to
     the blocker and 1 past it, and B loses. Killing the trampler first (1 damage is lethal for it),
-    the 2/2 kills the blocker in the regular step and nothing reaches B: lethal 0, value 1 - 1 = 0."""
+    the 2/2 kills the blocker in the regular step and nothing reaches B: alive 1, value 1 - 1 = 0."""
     board = make_board(attacker("t", 3, 1, "B", "trample"), attacker("big", 2, 2, value=5),
                        blocker("fs", 2, 2, ["t", "big"], "first_strike"), players=[player("A"), player("B", 1)])
-    result = solved(board, ["lethal", "value", "player_damage"], "B")
-    assert result.objective == {"lethal": 0, "value": 0, "player_damage": 0}
+    result = solved(board, ["alive", "value", "player_damage"], "B")
+    assert result.objective == {"alive": 1, "value": 0, "player_damage": 0}
     assert {"t", "fs"} <= set(result.outcome.destroyed) and "big" not in result.outcome.destroyed
     assert result.outcome.players["B"].life == 1 and not result.outcome.players["B"].lost
-    assert solved(board, ["value"], "B").objective == {"value": 4}  # without lethal: the 2/2, and B loses
+    assert solved(board, ["value"], "B").objective == {"value": 4}  # without alive: the 2/2, and B loses
+    assert solved(board, ["lethal", "value"], "B").objective == {"lethal": 0, "value": 4}
 
 
 def test_704_5i_704_5v_planeswalker_and_battle_at_zero_are_destroyed() -> None:

@@ -343,7 +343,7 @@ WIDE_BOARD = {"players": [{"id": "A", "life": _M}, {"id": "B", "life": _M}],
                   {"id": "b1", "controller": "B", "power": _M, "toughness": _M, "blocking": ["a1", "a2"],
                    "keywords": ["first strike"]}]}
 """Two steps and a first-strike blocker dividing its damage, the refinement's case, with amounts of 10^6:
-the seven default objectives' ranges multiply past 2^53, so they cannot be one weighted sum."""
+the eight default objectives' ranges multiply past 2^53, so they cannot be one weighted sum."""
 
 
 def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list() -> None:
@@ -351,7 +351,7 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     with pytest.raises(InvalidRequestError) as info:
         solve(board)
     assert info.value.field == "objective"
-    assert "(lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
+    assert "(alive, lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
     assert info.value.problem.endswith("for example lethal,value")
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
     # under a time limit a line is returned instead: the better of the simplest line and the best line
@@ -406,8 +406,8 @@ def test_objectives_too_wide_for_the_refinement_on_a_small_board_are_searched() 
          "keywords": ["first strike"], "value": m}]})
     result = solve(board)
     assert result.status == "optimal" and result.method == "exhaustive"
-    assert result.objective == {"lethal": 0, "value": 0, "player_damage": 800_000, "poison": 0, "loyalty": 0,
-                                "defense": 0, "life_gained": 400_000}
+    assert result.objective == {"alive": 1, "lethal": 0, "value": 0, "player_damage": 800_000, "poison": 0,
+                                "loyalty": 0, "defense": 0, "life_gained": 400_000}
     assert [result.objective[n] for n in DEFAULT_OBJECTIVE] == list(brute_force(board, "A", DEFAULT_OBJECTIVE).value)
     assert check(board, result.assignments, result.dealing).outcome == result.outcome
 
@@ -450,8 +450,9 @@ def test_a_first_strike_step_in_which_nobody_deals_damage_leaves_the_regular_ste
                            {"id": "b0", "controller": "B", "power": 118873, "toughness": 219763, "blocking": ["a1", "a2"]}],
              "planeswalkers": [{"id": "pw0", "controller": "B", "loyalty": 401157}],
              "battles": [{"id": "bt0", "controller": "C", "protector": "B", "defense": 229805}]}
-    result = solve(board, player="C")  # the default objective, seven of them
-    assert result.status == "optimal" and set(result.objective.values()) == {0}
+    result = solve(board, player="C")  # the default objective, eight of them
+    assert result.status == "optimal" and result.objective["alive"] == 1  # C is the active player
+    assert {v for k, v in result.objective.items() if k != "alive"} == {0}
     assert {(a.step.value, a.source, a.target, a.amount) for a in result.assignments if a.source == "a1"} == {
         ("regular", "a1", "b0", 119278)}
     assert check(load_board(board), result.assignments, result.dealing).outcome == result.outcome
