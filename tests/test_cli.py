@@ -806,6 +806,20 @@ def test_check_of_one_sides_line_says_the_other_creatures_damage_is_missing(
     code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", TRAMPLE_BOARD),
                             write(tmp_path, "a.json", [entry("a1", "b1", 4)]), "--format", "text")
     assert code == 1 and "gives none of its damage" in out and "but assigns 0" not in out
+    assert "without \"step\"" not in out  # one damage step: nothing to say about steps
+
+
+def test_check_of_a_line_without_steps_on_a_two_step_board_says_what_an_entry_without_a_step_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """510.4 / 702.4b: a double striker's entries without "step" are all regular-step damage, so its
+    first-strike damage is missing; the message says how an entry without a step is read."""
+    board = {"players": [{"id": "A"}, {"id": "B"}],
+             "creatures": [{"id": "d", "controller": "A", "power": 3, "toughness": 3, "keywords": ["double strike"],
+                            "attacking": "B"}]}
+    code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", board),
+                            write(tmp_path, "a.json", [entry("d", "B", 3)]), "--format", "text")
+    assert code == 1 and "gives none of its damage" in out and "[first-strike step]" in out
+    assert 'an entry without "step" is regular-step damage' in out
 
 
 @pytest.mark.parametrize("option, value, problem", [
