@@ -143,12 +143,13 @@ def test_lifelink_blocker_gain_cpsat_equals_brute_force(board_json, objective, d
 
 
 @settings(max_examples=examples(150))
-@given(board_json=st.one_of(boards(pressure=True, max_defenders=1), lifelink_blocker_boards()),
+@given(board_json=st.one_of(boards(pressure=True, max_defenders=1), boards(pressure=True), lifelink_blocker_boards()),
        objective=loss_first("alive"), decider=st.sampled_from(["B", "B", "C"]))
 def test_a_deciding_defenders_own_loss_cpsat_equals_brute_force(board_json, objective, decider):
     """704.5a with ``alive`` first and a defending player deciding: its own loss counts against it, so
     its first-strike replies, its lifelink blockers' division (510.2) and the order of effects on
-    damage to it (616.1) must keep it in the game where any line does; low life totals, tramplers."""
+    damage to it (616.1) must keep it in the game where any line does; low life totals, tramplers; with
+    three or more players its creatures leave with it (800.4a)."""
     result = assert_matches_brute_force(board_json, objective, decider, searched_ok=True)
     event("method: " + result.method)
 
