@@ -31,3 +31,16 @@ def test_first_strike_double_block():
     result = solved(load_board(EXAMPLES / "first-strike-double-block.json"), ["value"])
     assert result.objective == {"value": -1}
     assert {"brute", "sentinel"} <= set(result.outcome.destroyed)
+
+
+def test_defender_survives_first():
+    """510.4 / 702.19b / 704.5a, B deciding with the default objective: B at 1 life; its first-strike
+    2/2 kills the 3/1 trampler (1 damage is lethal to it) so nothing tramples over in the regular
+    step, and the 2/2 attacker kills the blocker: alive 1, value 1 - 1 = 0. With value first, B
+    kills the 2/2 worth 5 and loses to the trampler's 1 past its blocker: value 5 - 1 = 4, alive 0."""
+    board = load_board(EXAMPLES / "defender-survives-first.json")
+    result = solved(board, list(DEFAULT_OBJECTIVE), "B")
+    assert result.objective["alive"] == 1 and result.objective["value"] == 0
+    assert {"trampler", "guard"} == set(result.outcome.destroyed) and not result.outcome.players["B"].lost
+    greedy = solved(board, ["value", "alive"], "B")
+    assert greedy.objective == {"value": 4, "alive": 0} and greedy.outcome.players["B"].lost
