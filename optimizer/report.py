@@ -151,6 +151,8 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
     for p in board.players:
         o = outcome.players[p.id]
         text = f"  player {p.id}: life {p.life} -> {o.life}"
+        if o.life_gained:  # dealt and gained at once (510.2): say both
+            text += f" ({o.damage_taken} damage, {o.life_gained} gained by lifelink, 702.15b)"
         if o.poison != p.poison:
             text += f", poison {p.poison} -> {o.poison}"
         for c, n in o.commander_damage.items():

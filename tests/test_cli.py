@@ -315,6 +315,16 @@ def test_table_names_the_player_who_divided_each_damage(tmp_path: Path,
     assert code == 0 and "B's choices, the others' replies worst for B" in out
 
 
+def test_table_breaks_a_life_change_into_damage_and_lifelink(capsys: pytest.CaptureFixture[str]) -> None:
+    """510.2 / 702.15b: B at 4 takes 4 trampled over while its lifelink blocker gains 2 at the same
+    time: 4 -> 2, and the table says both; a player who gains nothing gets no breakdown."""
+    code, out, _ = run_main(capsys, "solve", str(ROOT / "examples" / "lifelink-blocker-saves.json"),
+                            "--format", "table")
+    assert code == 0
+    assert "  player B: life 4 -> 2 (4 damage, 2 gained by lifelink, 702.15b)" in out.splitlines()
+    assert "  player A: life 20 -> 20" in out.splitlines()
+
+
 def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = json.loads(json.dumps(TRAMPLE_BOARD))
     board["creatures"][0]["keywords"].append("Flying")
