@@ -72,7 +72,9 @@ def compare(base: Any, new: Any, data: list[dict[str, Any]], reps: int, limit: f
                 start = clock()
                 values.append(module.solve(board, time_limit=limit).objective)
                 best[i] = min(best[i], clock() - start)
-            shared = values[0].keys() & values[1].keys()  # the default list may have grown between them
+            # the default list may have grown between them (alive, git 1eb309a); a name whose meaning changed
+            # (lethal for a deciding defender, ibid.) does not show here: the attacker decides on every board
+            shared = values[0].keys() & values[1].keys()
             differ += r == 0 and any(values[0][k] != values[1][k] for k in shared)
     return best_base, best_new, differ
 

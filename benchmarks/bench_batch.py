@@ -5,8 +5,9 @@
 
 Writes the first ``--count`` typical boards of ``generate.py`` as JSON Lines requests (objective
 ``--objective``, default ``kills,player_damage``), then times ``python -m optimizer batch IN -o OUT
---workers N`` in a fresh process ``--runs`` times, and a batch of the first two lines as often (its
-time is about the start-up: interpreter, imports, worker processes). Prints the wall times, the
+--workers N`` in a fresh process ``--runs`` times (this tree's package, whatever copy is installed),
+and a batch of the first two lines as often (its time is about the start-up: interpreter, imports,
+worker processes). Prints the wall times, the
 boards per second with start-up, and once started (boards over the difference of the two). Every
 run must answer every line without an error, and all runs the same answers, or it exits with 1.
 """
@@ -15,21 +16,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from generate import boards  # noqa: E402
 
 
 def timed_batch(source: Path, target: Path, workers: int) -> float:
     start = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this tree's package, whatever copy is installed
     done = subprocess.run([sys.executable, "-m", "optimizer", "batch", str(source), "-o", str(target),
-                           "--workers", str(workers)], capture_output=True, text=True)
+                           "--workers", str(workers)], capture_output=True, text=True, cwd=ROOT, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"batch exited with {done.returncode}: {done.stderr.strip()}")
