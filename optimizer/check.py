@@ -205,7 +205,7 @@ def _creature_violations(board: Board, step: Step, creature: Creature, given: di
             out.append((rule, f"{creature.id} assigns {total} damage, but it has nothing to assign damage to "
                         f"({rule}), so it assigns none"))
         elif not given:  # a line of one side only, say: check judges the whole combat
-            unnamed = (' and an entry without "step" is regular-step damage' if step is Step.FIRST_STRIKE
+            unnamed = ('; an entry without a step is regular-step damage' if step is Step.FIRST_STRIKE
                        else "")
             out.append(("510.1a", f"{creature.id} assigns combat damage equal to its {what} {amount} and "
                         f"must assign all of it, but the assignment gives none of its damage (every creature "

@@ -94,12 +94,16 @@ def _as_entry(choice: DealingChoice, where: str) -> dict[str, Any]:
     """A :class:`DealingChoice` record as the JSON entry it stands for, to be read as one."""
     prevented = choice.prevented
     if not isinstance(prevented, (tuple, list)) or not all(
-            isinstance(pair, (tuple, list)) and len(pair) == 2 for pair in prevented):
+            isinstance(pair, (tuple, list)) and len(pair) == 2 and isinstance(pair[0], int)
+            and not isinstance(pair[0], bool) for pair in prevented):
         raise InvalidAssignmentError(f"{where}.prevented", "expected (shield index, damage prevented) pairs, "
                                      f"got {shown(prevented)}")
+    indexes = [i for i, _ in prevented]
+    if len(set(indexes)) != len(indexes):
+        raise InvalidAssignmentError(f"{where}.prevented", f"a shield listed twice: {shown(prevented)}")
     order = list(choice.order) if isinstance(choice.order, (tuple, list)) else choice.order
     return {"step": choice.step, "source": choice.source, "target": choice.target, "order": order,
-            "prevented": {str(i) if isinstance(i, int) and not isinstance(i, bool) else i: n for i, n in prevented}}
+            "prevented": {str(i): n for i, n in prevented}}
 
 
 def _once(seen: dict[tuple[Step, ObjectId, ObjectId], str], choice: DealingChoice, where: str) -> None:

@@ -725,9 +725,9 @@ class CombatModel:
         of that is never worse for the decider (an opponent's creature), -1 if never better (its
         own), None when some objective could go either way: values below zero, the decider's own
         lifelink gain, lifelink on the source, or the defending player's lifelink gain when
-        ``lethal`` or ``alive`` counts and the creature is the active player's (it then deals less
-        regular damage, and its blockers gain less: good for a deciding active player's creature,
-        bad for the defender's survival when the defender decides)."""
+        its loss counts (``lethal``, or ``alive`` if it decides) and the creature is the active
+        player's (it then deals less regular damage, and its blockers gain less: good for a deciding
+        active player's creature, bad for the defender's survival when the defender decides)."""
         b, names = self.board, self.objective
         source, obj = b.creature(cell[0]), b.get(cell[1])
         if len(b.players) != 2 or not isinstance(obj, Creature) or Keyword.LIFELINK in source.keywords:
@@ -738,8 +738,8 @@ class CombatModel:
         lifelink = {c.controller for c in self.combatants if Keyword.LIFELINK in c.keywords}
         if "life_gained" in names and self.decider in lifelink:
             return None
-        if ("lethal" in names or "alive" in names) and obj.controller == b.active_player \
-                and lifelink - {b.active_player}:
+        defender = next(p.id for p in b.players if p.id != b.active_player)  # two players: whose loss it is
+        if _loss_name(self, defender) in names and obj.controller == b.active_player and lifelink - {b.active_player}:
             return None
         return -1 if mine else 1
 

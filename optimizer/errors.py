@@ -27,7 +27,9 @@ def shown(value: object, limit: int = 60) -> str:
     print, a value nested too deeply or an object whose ``repr`` fails is named by its type)."""
     try:
         text = repr(value)
-    except ValueError:  # Python does not print an integer of more than 4,300 digits
+    except ValueError as exc:  # Python does not print an integer of more than 4,300 digits
+        if "integer string conversion" not in str(exc):
+            return f"a {type(value).__name__} that cannot be printed"
         if isinstance(value, int):
             return "an integer of more than 4,300 digits"
         return f"a {type(value).__name__} holding an integer of more than 4,300 digits"

@@ -57,9 +57,12 @@ def parse_objective(objective: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def varying(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str, ...]:
-    """``names`` without ``alive`` when the active player decides: it is dealt no combat damage
-    (510.1b-d), so it is always 1 then (for shorter lists of objectives that still say something)."""
-    kept = tuple(n for n in names if n != "alive" or decider != board.active_player)
+    """``names`` without those that cannot vary because the active player is dealt no combat damage
+    (510.1b-d): ``alive`` when it decides (always 1), ``lethal`` when it is the decider's only opponent
+    (always 0). For shorter lists of objectives that still say something."""
+    active = decider == board.active_player
+    kept = tuple(n for n in names if not (n == "alive" and active)
+                 and not (n == "lethal" and not active and len(board.players) == 2))
     return kept or tuple(names)
 
 

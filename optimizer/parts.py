@@ -8,8 +8,9 @@ would end, 104.3a, or a player's creatures leave, 800.4a), and every objective i
 creatures, players, planeswalkers and battles (but ``alive``, which is then 1 in every part). A
 max-min game whose payoff is a sum of independent parts has the sum of the parts' values as its
 value, so each part may be solved on its own. That pays when two or more parts give the other side
-first-strike replies: on the whole board their count multiplies, and so do the refinement's rounds. Otherwise one model of the whole board costs less
-(each part solved costs about a model's set-up), and the board is not split.
+first-strike replies: on the whole board their count multiplies, and so do the refinement's rounds.
+Otherwise one model of the whole board costs less (each part solved costs about a model's set-up),
+and the board is not split.
 
 A "prevent the next N damage" shield on a player links every creature that may damage that player
 (615.7: one amount for all of it): such boards are not split. (A shield on a creature or a

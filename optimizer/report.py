@@ -151,8 +151,9 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
     for p in board.players:
         o = outcome.players[p.id]
         text = f"  player {p.id}: life {p.life} -> {o.life}"
-        if o.life_gained:  # dealt and gained at once (510.2): say both
-            text += f" ({o.damage_taken} damage, {o.life_gained} gained by lifelink, 702.15b)"
+        if o.life_gained:  # damage and lifelink at once (510.2): say both
+            lost = f"lost {o.damage_taken} to damage, " if o.damage_taken else ""
+            text += f" ({lost}gained {o.life_gained} by lifelink, 702.15b)"
         if o.poison != p.poison:
             text += f", poison {p.poison} -> {o.poison}"
         for c, n in o.commander_damage.items():
@@ -212,12 +213,13 @@ def render_solution(board: Board, result: object) -> str:
 
 
 def _damage_header(result: SolveResult) -> str:
-    """What the rows of a solution are: the deciding player's choices and the others' replies."""
+    """What the rows of a solution are: the deciding player's choices and the others' (510.1: each
+    announces in turn, seeing what was announced before)."""
     head = "combat damage (510.1), each row divided by the player named"
     if result.method == "forced":
         return head + ":"
-    replies = f"worst for {result.player}" if result.status == "optimal" else "in this line"
-    return f"{head}: {result.player}'s choices, the others' replies {replies}:"
+    others = f"worst for {result.player}" if result.status == "optimal" else "in this line"
+    return f"{head}: {result.player}'s choices, and the other players' {others}:"
 
 
 def render_check(board: Board, verdict: CheckResult, default_order: bool = False) -> str:

@@ -312,7 +312,12 @@ def _shown(value: object) -> str:
     """A value in an error message, at most 40 characters (an integer too long to write out, by its length)."""
     if isinstance(value, int) and value.bit_length() > 128:
         return f"{'a negative' if value < 0 else 'an'} integer of about {round(value.bit_length() * 0.30103)} digits"
-    return str(value)[:40]
+    try:
+        return str(value)[:40]
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deeply to print"
+    except Exception:  # noqa: BLE001 - an API caller's object whose str fails
+        return f"a {type(value).__name__} that cannot be printed"
 
 
 def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
@@ -467,8 +472,8 @@ def _fallback(board: Board, decider: ObjectId, names: tuple[str, ...], refusal: 
     valued by the checker. The best for the decider of :func:`simplest_line` (legal on every board);
     with ``lead_alone`` (objectives too wide to combine), the solver's lines for the first objective
     alone and then for the first two (that can vary, :func:`_shorter`); and on a board with banding
-    (702.22j-k, what other refusals mostly come from), the solver's line for the same board without banding: each in the time left, when the checker finds
-    it legal here."""
+    (702.22j-k, what other refusals mostly come from), the solver's line for the same board without
+    banding: each in the time left, when the checker finds it legal here."""
     candidates = [(simplest_line(board), (), "the simplest legal line (every creature's damage on its first "
                    "recipient, 510.1a-c)")]
     left = deadline - time.monotonic()
@@ -675,7 +680,7 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
         "loyalty": (0, sum(min(w.loyalty, reaching(w.id)) for w in board.planeswalkers if w.controller != decider)),
         "defense": (0, sum(min(b.defense, reaching(b.id)) for b in board.battles if b.protector != decider)),
         "life_gained": (0, lifelink),
-        "lethal": (0, len(opponents)),
+        "lethal": (0, sum(1 for p in opponents if p.id != board.active_player)),  # dealt no combat damage
         "alive": (1 if decider == board.active_player else 0, 1),  # only a defender may lose
     }
     return [ranges[n] for n in names]

@@ -294,7 +294,7 @@ def test_table_and_text_outputs_say_what_left_the_game(tmp_path: Path, capsys: p
 def test_table_names_the_player_who_divided_each_damage(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """510.1c-d: each row names who divided it; under banding (702.22j) B divides A's attacker's damage.
-    The header says whose choices the rows are, and that the others' are their worst-case replies."""
+    The header says whose choices the rows are, and that the other players' are the worst for the decider."""
     board = {"players": [{"id": "A"}, {"id": "B"}],
              "creatures": [{"id": "x", "controller": "A", "power": 4, "toughness": 4, "attacking": "B"},
                            {"id": "y", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
@@ -305,24 +305,34 @@ def test_table_names_the_player_who_divided_each_damage(tmp_path: Path,
                             "--objective", "kills")
     assert code == 0
     lines = out.splitlines()
-    assert "A's choices, the others' replies worst for A" in out
+    assert "A's choices, and the other players' worst for A" in out
     rows = [line for line in lines if line.endswith("]") and "->" in line]
     assert rows and all(re.search(r"\[regular, by [AB]\]$", row) for row in rows), out
     assert all(row.endswith("by B]") for row in rows if row.split()[0] in ("x", "k", "h")), out
     assert all(row.endswith("by A]") for row in rows if row.split()[0] == "y"), out
     code, out, _ = run_main(capsys, "solve", write(tmp_path, "b.json", board), "--format", "table",
                             "--objective", "kills", "--player", "B")
-    assert code == 0 and "B's choices, the others' replies worst for B" in out
+    assert code == 0 and "B's choices, and the other players' worst for B" in out
 
 
-def test_table_breaks_a_life_change_into_damage_and_lifelink(capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_breaks_a_life_change_into_damage_and_lifelink(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """510.2 / 702.15b: B at 4 takes 4 trampled over while its lifelink blocker gains 2 at the same
     time: 4 -> 2, and the table says both; a player who gains nothing gets no breakdown."""
     code, out, _ = run_main(capsys, "solve", str(ROOT / "examples" / "lifelink-blocker-saves.json"),
                             "--format", "table")
     assert code == 0
-    assert "  player B: life 4 -> 2 (4 damage, 2 gained by lifelink, 702.15b)" in out.splitlines()
+    assert "  player B: life 4 -> 2 (lost 4 to damage, gained 2 by lifelink, 702.15b)" in out.splitlines()
     assert "  player A: life 20 -> 20" in out.splitlines()
+    infect = {"players": [{"id": "A"}, {"id": "B"}],
+              "creatures": [{"id": "i", "controller": "A", "power": 3, "toughness": 3, "keywords": ["infect"],
+                             "attacking": "B"},
+                            {"id": "w", "controller": "A", "power": 2, "toughness": 5, "attacking": "B"},
+                            {"id": "l", "controller": "B", "power": 2, "toughness": 3, "keywords": ["lifelink"],
+                             "blocking": ["w"]}]}
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "i.json", infect), "--format", "table")
+    assert code == 0  # infect damage gives poison, not life loss (702.90b): no damage to break down
+    assert "  player B: life 20 -> 22 (gained 2 by lifelink, 702.15b), poison 0 -> 3" in out.splitlines()
 
 
 def test_table_output_lists_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -816,7 +826,7 @@ def test_check_of_one_sides_line_says_the_other_creatures_damage_is_missing(
     code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", TRAMPLE_BOARD),
                             write(tmp_path, "a.json", [entry("a1", "b1", 4)]), "--format", "text")
     assert code == 1 and "gives none of its damage" in out and "but assigns 0" not in out
-    assert "without \"step\"" not in out  # one damage step: nothing to say about steps
+    assert "without a step" not in out  # one damage step: nothing to say about steps
 
 
 def test_check_of_a_line_without_steps_on_a_two_step_board_says_what_an_entry_without_a_step_is(
@@ -829,7 +839,7 @@ def test_check_of_a_line_without_steps_on_a_two_step_board_says_what_an_entry_wi
     code, out, _ = run_main(capsys, "check", write(tmp_path, "b.json", board),
                             write(tmp_path, "a.json", [entry("d", "B", 3)]), "--format", "text")
     assert code == 1 and "gives none of its damage" in out and "[first-strike step]" in out
-    assert 'an entry without "step" is regular-step damage' in out
+    assert "; an entry without a step is regular-step damage" in out
 
 
 @pytest.mark.parametrize("option, value, problem", [

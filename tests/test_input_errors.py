@@ -872,7 +872,8 @@ def test_dealing_records_are_read_as_their_json_is() -> None:
     from optimizer import DealingChoice, Step
 
     board = load_board(FURNACE_SHIELD)
-    as_text = check(board, OGRE_HITS, [DealingChoice("regular", "ogre", "wall", (1, 0), ((1, 2),))])  # type: ignore[arg-type]
+    step_as_text = DealingChoice("regular", "ogre", "wall", (1, 0), ((1, 2),))  # type: ignore[arg-type]
+    as_text = check(board, OGRE_HITS, [step_as_text])
     assert as_text.legal and as_text.outcome is not None and as_text.outcome.creatures["wall"].damage == 2
     for record, field in [
         (DealingChoice("bogus", "ogre", "wall", (1, 0), ((1, 2),)), "dealing[0].step"),  # type: ignore[arg-type]
@@ -880,6 +881,8 @@ def test_dealing_records_are_read_as_their_json_is() -> None:
         (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), (99,)), "dealing[0].prevented"),  # type: ignore[arg-type]
         (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), ((0, 2),)), "dealing[0].prevented.0"),  # not a shield
         (DealingChoice(Step.REGULAR, "nobody", "wall", (1, 0), ()), "dealing[0].source"),
+        (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), ((1, 0), (1, 2))), "dealing[0].prevented"),  # twice
+        (DealingChoice(Step.REGULAR, "ogre", "wall", (1, 0), (("1", 2),)), "dealing[0].prevented"),  # type: ignore
     ]:
         with pytest.raises(InvalidAssignmentError) as info:
             check(board, OGRE_HITS, [record])
@@ -1451,13 +1454,24 @@ class _Unprintable:
     def __repr__(self) -> str:
         raise RuntimeError("no repr")
 
+    __str__ = __repr__
+
+
+class _BadValue:
+    def __repr__(self) -> str:  # not Python's limit on printing long integers: not named as one
+        raise ValueError("boom")
+
 
 @pytest.mark.parametrize("call, field", [
     (lambda b: solve(b, player=_nested(5000)), "player"),
     (lambda b: solve(b, player=_Unprintable()), "player"),
     (lambda b: check(b, [{"source": _nested(5000), "target": "wall", "amount": 3}]), "assignments[0].source"),
     (lambda b: check(b, [{"source": "ogre", "target": "wall", "amount": _nested(5000)}]), "assignments[0].amount"),
-], ids=["nested-player", "unprintable-player", "nested-source", "nested-amount"])
+    (lambda b: solve(b, time_limit=_nested(5000)), "time_limit"),
+    (lambda b: solve(b, time_limit=_Unprintable()), "time_limit"),
+    (lambda b: solve(b, player=_BadValue()), "player"),
+], ids=["nested-player", "unprintable-player", "nested-source", "nested-amount", "nested-time-limit",
+        "unprintable-time-limit", "repr-value-error"])
 def test_a_value_too_deep_or_unprintable_is_named_by_its_type(call, field) -> None:
     with pytest.raises(InputError) as info:
         call(load_board(FURNACE_SHIELD))

@@ -183,7 +183,7 @@ def test_banding_on_both_sides_with_double_strike_cpsat_equals_brute_force(board
     event("method: " + result.method)
 
 
-@settings(max_examples=examples(150))
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(board_json=banding_boards(), objective=objectives, decider=st.sampled_from(["A", "B", "C", "D"]))
 def test_multiplayer_banding_cpsat_equals_brute_force(board_json, objective, decider):
     """702.22j-k with 800.4a: a defending player dividing damage dealt to its own creatures, which

@@ -351,7 +351,8 @@ def test_objectives_too_wide_for_a_two_step_game_are_named_with_a_shorter_list()
     with pytest.raises(InvalidRequestError) as info:
         solve(board)
     assert info.value.field == "objective"
-    assert "(alive, lethal, value, player_damage, poison, loyalty, defense, life_gained (the default))" in info.value.problem
+    default = "alive, lethal, value, player_damage, poison, loyalty, defense, life_gained"
+    assert f"({default} (the default))" in info.value.problem
     assert info.value.problem.endswith("for example lethal,value")
     assert solve(board, objective=["lethal", "value"]).status == "optimal"
     # under a time limit a line is returned instead: the better of the simplest line and the best line
@@ -567,3 +568,35 @@ def test_the_brute_force_lists_splits_among_many_recipients() -> None:
     got = list(splits(1, 999))
     assert len(got) == 999 and all(sum(s) == 1 and len(s) == 999 for s in got)
     assert list(splits(2, 3)) == [(0, 0, 2), (0, 1, 1), (0, 2, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0)]
+
+
+def test_lethal_ranges_over_opponents_who_can_lose_so_a_deciding_defenders_default_fits() -> None:
+    """510.1b-d: the active player is dealt no combat damage, so a deciding defender's ``lethal`` is 0
+    in a two-player game and adds nothing to the weighted objective's range. With amounts near 10^6
+    and values of 1,000, B's eight default objectives still combine (counting A as an opponent who
+    might lose would push their range past 2^53 and refuse the board): B's first-strike lifelink
+    blocker kills a 500,000/500,000 trampler (value 1,000) and gains 999,999, and nothing of the other
+    trampler's damage past it can make B (1,000,000 life) lose."""
+    board = {"players": [{"id": "A", "life": 20}, {"id": "B", "life": 1_000_000}],
+             "creatures": [
+                 {"id": "a1", "controller": "A", "power": 500_000, "toughness": 500_000, "keywords": ["trample"],
+                  "value": 1000, "attacking": "B"},
+                 {"id": "a2", "controller": "A", "power": 600_000, "toughness": 600_000, "keywords": ["trample"],
+                  "value": 1000, "attacking": "B"},
+                 {"id": "b1", "controller": "B", "power": 999_999, "toughness": 1_000_000, "value": 599,
+                  "keywords": ["first strike", "lifelink"], "blocking": ["a1", "a2"]}]}
+    result = solve(board, player="B")
+    assert result.status == "optimal" and result.method == "cp-sat"
+    assert result.objective["alive"] == 1 and result.objective["lethal"] == 0
+    assert result.objective["value"] == 1000 and result.objective["life_gained"] == 999_999
+
+
+def test_shorter_lists_leave_out_objectives_the_active_player_fixes() -> None:
+    """510.1b-d: ``alive`` is always 1 for the active player, and a two-player defender's ``lethal``
+    always 0: a suggestion of fewer objectives names ones that can vary."""
+    from optimizer.objectives import DEFAULT_OBJECTIVE, varying
+
+    board = load_board(WIDE_BOARD)
+    assert varying(DEFAULT_OBJECTIVE, board, "A")[:2] == ("lethal", "value")
+    assert varying(DEFAULT_OBJECTIVE, board, "B")[:2] == ("alive", "value")
+    assert varying(["lethal"], board, "B") == ("lethal",)  # nothing left: the list as it is
