@@ -587,6 +587,10 @@ class CombatModel:
         creatures survive (702.22k: the blockers of a banding attacker)."""
         return self.unstable_deciders() == {self.board.active_player}
 
+    def loss_objective(self, player: ObjectId) -> str:
+        """The objective that scores ``player``'s loss: ``alive`` for the decider, ``lethal`` for the others."""
+        return "alive" if player == self.decider else "lethal"
+
     def _gain_matters(self, player: ObjectId) -> bool:
         """Whether the life ``player`` gains decides whether it loses in a way the objective scores,
         which then mixes its own choices with the active player's (only the active player's
@@ -595,7 +599,7 @@ class CombatModel:
         (``life_gained`` itself is scored in the part of whoever divides the damage.)"""
         if player == self.board.active_player:
             return False
-        return len(self.board.players) >= 3 or _loss_name(self, player) in self.objective
+        return len(self.board.players) >= 3 or self.loss_objective(player) in self.objective
 
     def _divided_gain(self, c: Creature) -> bool:
         """Whether lifelink ``c``'s damage dealt, so its controller's gain (702.15b), depends on how
@@ -739,7 +743,8 @@ class CombatModel:
         if "life_gained" in names and self.decider in lifelink:
             return None
         defender = next(p.id for p in b.players if p.id != b.active_player)  # two players: whose loss it is
-        if _loss_name(self, defender) in names and obj.controller == b.active_player and lifelink - {b.active_player}:
+        if self.loss_objective(defender) in names and obj.controller == b.active_player \
+                and lifelink - {b.active_player}:
             return None
         return -1 if mine else 1
 
@@ -918,7 +923,7 @@ class CombatModel:
                 if isinstance(b.get(t), Creature) and self.damaged_by(t) == player:
                     merged[(s.id, t)] = st.effective_power(s)
         terms = self._terms(st, {**merged, **cells} if merged else cells, player)
-        name = _loss_name(self, player)
+        name = self.loss_objective(player)
         if player == self.coupled_gain and (self.two_steps or self.any_coupled) and name in terms:
             # its gain is its reply's (510.1): whether it loses is scored with its division (the one-step
             # solve without damage both players divide takes each total gain in turn instead)
@@ -1287,7 +1292,7 @@ class CombatModel:
             for q in b.players:
                 if q.id != b.active_player:
                     loss[q.id], poison[q.id] = st.player_loss(q.id, cells), st.player_poison(q.id, cells)
-                    if (_loss_name(self, q.id) in terms and q.id != self.coupled_gain) or multiplayer:
+                    if (self.loss_objective(q.id) in terms and q.id != self.coupled_gain) or multiplayer:
                         lost[q.id] = st.player_lost(q.id, cells, loss[q.id], poison[q.id], second=True)
         for c in self.combatants:
             if self.damaged_by(c.id) != player:
@@ -1406,11 +1411,6 @@ def _equals(cm: CombatModel, expr: Expr, value: int) -> Expr:
     if _is_const(expr):
         return int(expr == value)
     return _and(cm, [_at_least(cm, expr, value), _not(_at_least(cm, expr, value + 1))])
-
-
-def _loss_name(cm: CombatModel, player: ObjectId) -> str:
-    """The objective that scores ``player``'s loss: ``alive`` for the decider, ``lethal`` for the others."""
-    return "alive" if player == cm.decider else "lethal"
 
 
 def _not(x: Expr) -> Expr:

@@ -53,38 +53,39 @@ def why_lost(board: Board, outcome: Outcome, player_id: ObjectId) -> str:
     return ", ".join(reasons)
 
 
-def dealt_amounts(board: Board, assignments: tuple[Assignment, ...], dealing: tuple[DealingChoice, ...] = ()
-                  ) -> dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]]:
-    """Damage dealt for each assignment, step by step, with the rules of the effects that changed it;
-    assumes a legal assignment."""
-    out: dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]] = {}
+def step_boards(board: Board, assignments: tuple[Assignment, ...], dealing: tuple[DealingChoice, ...] = ()
+                ) -> list[tuple[Step, Board]]:
+    """Each damage step of a legal line with the board it begins with (510.4); none after a
+    first-strike step that ended the game (104.2a)."""
+    out: list[tuple[Step, Board]] = []
     current: Board | None = board
     for step in damage_steps(board):
         if current is None:
             break
+        out.append((step, current))
+        if step is Step.FIRST_STRIKE:
+            current = first_step(current, assignments, dealing)[1]
+    return out
+
+
+def dealt_amounts(steps: list[tuple[Step, Board]], assignments: tuple[Assignment, ...],
+                  dealing: tuple[DealingChoice, ...] = ()) -> dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]]:
+    """Damage dealt for each assignment in each of the ``steps`` (:func:`step_boards`), with the rules
+    of the effects that changed it; assumes a legal assignment."""
+    out: dict[tuple[Step, ObjectId, ObjectId], tuple[int, str]] = {}
+    for step, current in steps:
         mine = tuple(a for a in assignments if a.step is step)
         dealt = deal(current, mine, step_choices(dealing, step))
         out.update({(step, s, t): (n, effect_rules(current, s, t)) for (s, t), n in dealt.amounts.items()})
-        if step is Step.FIRST_STRIKE:
-            current = first_step(current, assignments, dealing)[1]
     return out
 
 
-def dividers(board: Board, assignments: tuple[Assignment, ...], dealing: tuple[DealingChoice, ...] = ()
+def dividers(steps: list[tuple[Step, Board]], assignments: tuple[Assignment, ...]
              ) -> dict[tuple[Step, ObjectId], ObjectId]:
-    """Who divided each source's damage in each step of a legal line: its controller (510.1c-d), or
-    the other player under banding (702.22j-k), on the board that step begins with (510.4)."""
-    out: dict[tuple[Step, ObjectId], ObjectId] = {}
-    current: Board | None = board
-    for step in damage_steps(board):
-        if current is None:
-            break
-        for a in assignments:
-            if a.step is step and (step, a.source) not in out:
-                out[(step, a.source)] = banding_chooser(current, current.creature(a.source))
-        if step is Step.FIRST_STRIKE:
-            current = first_step(current, assignments, dealing)[1]
-    return out
+    """Who divided each source's damage in each of the ``steps`` (:func:`step_boards`): its
+    controller (510.1c-d), or the other player under banding (702.22j-k)."""
+    return {(step, a.source): banding_chooser(current, current.creature(a.source))
+            for step, current in steps for a in assignments if a.step is step}
 
 
 def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
@@ -118,8 +119,9 @@ def assignment_lines(board: Board, assignments: Iterable[Assignment],
     """One row per assignment: source, target, amount, step and the player who divided it; the
     amount dealt, with the rules of the effects, where effects change it."""
     assignments = tuple(assignments)
-    dealt = dealt_amounts(board, assignments, dealing) if board.effects or _protection(board) else {}
-    by = dividers(board, assignments, dealing)
+    steps = step_boards(board, assignments, dealing)
+    dealt = dealt_amounts(steps, assignments, dealing) if board.effects or _protection(board) else {}
+    by = dividers(steps, assignments)
     rows = [(a.step.label, _label(board, a.source), _label(board, a.target), a.amount, by[(a.step, a.source)],
              *dealt.get((a.step, a.source, a.target), (a.amount, ""))) for a in assignments]
     if not rows:

@@ -947,9 +947,8 @@ class _Game:
         decider (its own loss then counts against it) or play against the deciding active player."""
         board, probe = self.board, self.probe
         q = probe.coupled_gain
+        assert q is not None and self.combine and probe.loss_objective(q) in self.names
         deciding = self.sign[q] > 0  # the defender decides: it maximizes, the active player minimizes
-        loss = "alive" if deciding else "lethal"  # what scores its loss
-        assert q is not None and self.combine and loss in self.names
         free = {p.id for p in board.players}
         cm = self._fresh_model()
         sc = cm.scenario({}, free=free, policies={})
@@ -960,7 +959,7 @@ class _Game:
         part = self._scalar_expr(sc.parts[q])
         best_part = cm.model.maximize if deciding else cm.model.minimize  # the defender's own way
         best_part(part)
-        weight = self.weights[self.names.index(loss)] * (-1 if deciding else 1)
+        weight = self.weights[self.names.index(probe.loss_objective(q))] * (-1 if deciding else 1)
         main = self._model()
         msc = main.scenario({}, free=free, policies={})
         replies: dict[int, tuple[int, dict]] = {}  # total gain -> (the defender's part, its cells)
