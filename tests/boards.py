@@ -222,6 +222,32 @@ def shield_boards(draw: Any, first_strike: bool = False) -> dict[str, Any]:
 
 
 @st.composite
+def effect_order_boards(draw: Any) -> dict[str, Any]:
+    """Boards where the order of a doubler and an addition decides a fate (616.1): both apply to the
+    damage dealt to one creature or player, whose toughness or life sits between what the two orders
+    deal, and creatures are often worth less than nothing, so the affected player may want either
+    order; one or two damage steps."""
+    board = draw(boards(max_attackers=2, max_blockers=2, strikes=draw(st.booleans()), max_defenders=1))
+    for c in board["creatures"]:
+        if draw(st.booleans()):
+            c["value"] = draw(st.integers(-3, 3))
+        c.pop("damage", None)
+    ids = [c["id"] for c in board["creatures"]] + ["B"]
+    target = draw(st.sampled_from(ids))
+    board["effects"] = [{"kind": "double", "recipients": [target]},
+                        {"kind": "add", "amount": draw(st.integers(1, 2)), "recipients": [target]}]
+    if draw(st.booleans()):
+        board["effects"].reverse()  # board order is the default a checker applies: either one
+    for c in board["creatures"]:
+        if c["id"] == target:
+            c["toughness"] = draw(st.integers(3, 8))
+    for player in board["players"]:
+        if player["id"] == target:
+            player["life"] = draw(st.integers(3, 8))
+    return board
+
+
+@st.composite
 def banding_boards(draw: Any, both_sides: bool = False) -> dict[str, Any]:
     """Boards where a third of the creatures have banding (702.22j-k), often with first strike.
     ``both_sides``: two players, half the creatures with banding and half with double strike, so

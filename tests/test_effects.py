@@ -1066,3 +1066,19 @@ def test_a_dealing_order_on_a_board_without_effects_says_it_has_none() -> None:
         check(board, line)
     assert info.value.field == "dealing[0].order"
     assert "(it has none: the order is [])" in info.value.problem and "-1" not in info.value.problem
+
+
+def test_616_1_the_affected_player_orders_effects_as_is_best_for_it_also_to_deal_more() -> None:
+    """616.1: a 2/2 blocked by B's 0/6 wall worth -3; a doubler and a +1 apply to damage to the wall:
+    doubled first 2 x 2 + 1 = 5 (it lives), added first (2 + 1) x 2 = 6 (it dies). B, who orders
+    them, plays worst for A: with ``value`` it kills its own wall (A's value -3), with ``kills`` it
+    keeps it (kills 0). Deciding itself, B kills it for ``value`` (+3 for B)."""
+    board = make_board(attacker("a", 2, 2), blocker("w", 0, 6, "a", value=-3),
+                       effects=[{"kind": "double", "recipients": ["w"]},
+                                {"kind": "add", "amount": 1, "recipients": ["w"]}])
+    for objective, decider, expected, dies in ((["value"], "A", -3, True), (["kills"], "A", 0, False),
+                                               (["value"], "B", 3, True)):
+        result = solved(board, objective, decider)
+        assert result.objective == {objective[0]: expected}
+        assert ("w" in result.outcome.destroyed) is dies
+        assert [d.order for d in result.dealing] == [(1, 0) if dies else (0, 1)]

@@ -8,7 +8,7 @@ from unittest import mock
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from boards import (banding_boards, boards, examples, forced_lead_boards, forced_second_step_boards,
+from boards import (banding_boards, boards, effect_order_boards, examples, forced_lead_boards, forced_second_step_boards,
                     lifelink_and_banding_boards, lifelink_blocker_boards, objectives, separable_boards,
                     shield_boards, split_boards)
 from optimizer import check, load_board
@@ -21,6 +21,16 @@ import optimizer.solver as solver_module
 from optimizer.solver import SolverSettings, solve
 
 LEAF_LIMIT = 3000
+
+
+@settings(max_examples=examples(300))
+@given(board_json=effect_order_boards(), objective=objectives, decider=st.sampled_from(["A", "B"]))
+def test_the_affected_players_order_of_effects_cpsat_equals_brute_force(board_json, objective, decider):
+    """616.1: a doubler and an addition on one recipient, the two orders dealing amounts on either
+    side of its toughness or life, values below zero: the affected player orders them as is best for
+    it, the decider (either way) or another player (worst for the decider)."""
+    result = assert_matches_brute_force(board_json, objective, decider, searched_ok=True)
+    event("method: " + result.method)
 
 
 @settings(max_examples=examples(1000))
