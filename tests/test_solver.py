@@ -600,3 +600,62 @@ def test_shorter_lists_leave_out_objectives_the_active_player_fixes() -> None:
     assert varying(DEFAULT_OBJECTIVE, board, "A")[:2] == ("lethal", "value")
     assert varying(DEFAULT_OBJECTIVE, board, "B")[:2] == ("alive", "value")
     assert varying(["lethal"], board, "B") == ("lethal",)  # nothing left: the list as it is
+
+
+def _agrees_with_brute_force(board_json: dict, decider: str, objective: list[str], value: tuple[int, ...]) -> None:
+    board = load_board(board_json)
+    result = solve(board, player=decider, objective=objective)
+    assert result.status == "optimal"
+    assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value == value
+    assert check(board, result.assignments, result.dealing).legal
+
+
+def test_banding_cases_are_compared_from_the_active_sides_view_when_the_defender_decides() -> None:
+    """702.22k: A's first-strike division decides whether its banding x survives, and so who divides
+    r's damage; B deciding on ``value``, A takes the case worst for B (value 2), not the best (4)."""
+    _agrees_with_brute_force(
+        {"active_player": "A", "players": [{"id": "A"}, {"id": "B"}],
+         "creatures": [{"id": "x", "controller": "A", "power": 1, "toughness": 1, "keywords": ["banding"],
+                        "attacking": "B"},
+                       {"id": "y", "controller": "A", "power": 1, "toughness": 1, "attacking": "B"},
+                       {"id": "z", "controller": "A", "power": 1, "toughness": 2, "value": 3, "attacking": "B"},
+                       {"id": "s", "controller": "B", "power": 1, "toughness": 9, "keywords": ["first strike"],
+                        "blocking": ["x", "y"]},
+                       {"id": "r", "controller": "B", "power": 2, "toughness": 9, "blocking": ["x", "z"]}]},
+        "B", ["value"], (2,))
+
+
+def test_a_player_on_the_active_side_announcing_after_the_responder_plays_against_the_decider() -> None:
+    """510.1, three players in turn order A, B, C, B deciding: C's first-strike blocker announces after
+    B's and, like A, plays worst for B (kills 1)."""
+    _agrees_with_brute_force(
+        {"active_player": "A", "players": [{"id": "A"}, {"id": "B", "life": 2}, {"id": "C"}],
+         "creatures": [{"id": "a1", "controller": "A", "power": 1, "toughness": 1, "attacking": "B"},
+                       {"id": "a2", "controller": "A", "power": 1, "toughness": 1, "attacking": "B"},
+                       {"id": "b1", "controller": "B", "power": 1, "toughness": 3, "keywords": ["first strike"],
+                        "blocking": ["a1", "a2"]},
+                       {"id": "a5", "controller": "A", "power": 2, "toughness": 2, "keywords": ["trample"],
+                        "attacking": "B"},
+                       {"id": "b2", "controller": "B", "power": 0, "toughness": 5, "blocking": ["a5"]},
+                       {"id": "a3", "controller": "A", "power": 1, "toughness": 1, "attacking": "C"},
+                       {"id": "a4", "controller": "A", "power": 3, "toughness": 3, "attacking": "C"},
+                       {"id": "c1", "controller": "C", "power": 1, "toughness": 5, "keywords": ["first strike"],
+                        "blocking": ["a3", "a4"]}]},
+        "B", ["kills"], (1,))
+
+
+def test_first_strike_effect_order_on_the_active_players_creature_weighs_the_defenders_lifelink() -> None:
+    """616.1 / 702.15b / 510.4: a doubler and a +1 on b0's first-strike damage to A's 1/4: ordered to
+    deal 4 it dies, so B's lifelink 3/9 blocking it has nothing to damage in the regular step and B
+    (2 life) gains nothing and loses to the unblocked 2/2; A orders them so (lethal 1)."""
+    _agrees_with_brute_force(
+        {"active_player": "A", "players": [{"id": "A"}, {"id": "B", "life": 2}],
+         "creatures": [{"id": "a1", "controller": "A", "power": 1, "toughness": 4, "attacking": "B"},
+                       {"id": "a2", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+                       {"id": "b0", "controller": "B", "power": 1, "toughness": 9, "keywords": ["first strike"],
+                        "blocking": ["a1"]},
+                       {"id": "b1", "controller": "B", "power": 3, "toughness": 9, "keywords": ["lifelink"],
+                        "blocking": ["a1"]}],
+         "effects": [{"kind": "double", "sources": ["b0"], "recipients": ["a1"]},
+                     {"kind": "add", "amount": 1, "sources": ["b0"], "recipients": ["a1"]}]},
+        "A", ["lethal"], (1,))
