@@ -69,7 +69,7 @@ from .board import Board, Creature, Keyword, ObjectId
 from .check import check
 from .dealing import DealingChoice, cell_effects, with_prevented
 from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
-from .errors import InputError, InvalidAssignmentError, InvalidRequestError, NotSupportedError
+from .errors import InputError, InvalidAssignmentError, InvalidRequestError, NotSupportedError, shown
 from .interrupt import stoppable
 from .objectives import DEFAULT_OBJECTIVE, objective_values, parse_objective, parse_player, varying
 from .parts import independent_parts
@@ -314,10 +314,8 @@ def _shown(value: object) -> str:
         return f"{'a negative' if value < 0 else 'an'} integer of about {round(value.bit_length() * 0.30103)} digits"
     try:
         return str(value)[:40]
-    except RecursionError:
-        return f"a {type(value).__name__} nested too deeply to print"
-    except Exception:  # noqa: BLE001 - an API caller's object whose str fails
-        return f"a {type(value).__name__} that cannot be printed"
+    except Exception:  # noqa: BLE001 - nested too deeply, or an API caller's object whose str fails
+        return shown(value)  # named by its type
 
 
 def _solve_board(board: Board, decider: ObjectId, names: tuple[str, ...], time_limit: float | None,
