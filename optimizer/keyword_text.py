@@ -199,7 +199,7 @@ def _protection_qualities(where: str, text: str, rest: str, in_combat: bool) -> 
             out.add(quality)
         elif quality == "all colors":  # 105.2: each of the five colors
             out.update(COLORS)
-        elif quality in ("creatures", "everything"):  # 702.16j: from everything
+        elif quality in ("creatures", "everything"):  # 702.16a: creatures; 702.16j: everything
             out.add(quality)
         elif not in_combat:
             return None

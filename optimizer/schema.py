@@ -508,7 +508,7 @@ def _selector(where: str, raw: Any, seen: dict[str, str], player_ids: list[str],
             raise InvalidBoardError(f"{where}[{k}]", f"unknown id {object_id!r}")
         if sources and object_id not in creature_by_id:
             raise InvalidBoardError(f"{where}[{k}]", f"{object_id!r} is not a creature; combat damage comes "
-                                    "from creatures (510.2)")
+                                    "from creatures (510.1a)")
     if not raw:
         raise InvalidBoardError(where, "an empty list selects nothing; leave the field out to select all")
     return Selector(ids=frozenset(raw))

@@ -658,7 +658,7 @@ def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
     def steps(c) -> int:  # damage steps it deals damage in
         return 2 if Keyword.DOUBLE_STRIKE in c.keywords else 1
 
-    attackers = [c for c in combat if c.attacking is not None]  # only attackers damage players (510.1c-d)
+    attackers = [c for c in combat if c.attacking is not None]  # only attackers damage players (510.1b-d)
     to_life = sum(cm.most_dealt(c) * steps(c) for c in attackers if Keyword.INFECT not in c.keywords)
     poison = sum((cm.most_dealt(c) if Keyword.INFECT in c.keywords else 0) + c.toxic  # 702.90b, 702.164c
                  for c in attackers for _ in range(steps(c)))
