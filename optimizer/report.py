@@ -90,9 +90,9 @@ def dividers(steps: list[tuple[Step, Board]], assignments: tuple[Assignment, ...
 
 def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
     """The rules of the effects that change ``source``'s damage to ``target`` on ``board``: protection
-    (702.16e) or "prevent all" (615.1), shields (615.7), doubling and additions (614.1a), and the
-    affected player's order when that order matters (616.1; a shield it may use up on damage
-    prevented anyway, 616.1e)."""
+    (702.16e) or "prevent all" (615.1), shields (615.7), doubling and additions (614.1a; none to 0
+    damage, which a shield applied first may leave, 614.7a), and the affected player's order when that
+    order matters (616.1; a shield it may use up on damage prevented anyway, 616.1e)."""
     effects = cell_effects(board, source, target)
     kinds = {board.effects[i].kind for i in effects.modifiers}
     shield = any(board.effects[i].is_shield for i in effects.modifiers)
@@ -109,6 +109,8 @@ def effect_rules(board: Board, source: ObjectId, target: ObjectId) -> str:
         rules.append("615.7")
     if kinds & {EffectKind.DOUBLE, EffectKind.ADD}:
         rules.append("614.1a")
+    if shield and EffectKind.ADD in kinds:  # a shield applied first may leave no damage to add to
+        rules.append("614.7a")
     if len(effects.modifiers) > 1:
         rules.append("616.1")
     return ", ".join(rules)

@@ -770,7 +770,8 @@ def test_table_cites_the_rules_of_the_effects_that_changed_each_damage(tmp_path:
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """A 3/3 trampler under a doubler (614.1a) blocked by a 2/2 with protection from creatures (702.16e):
     its 2 to the blocker is prevented, its 1 past it to B is doubled to 2. A shield on B (615.7)
-    prevents 2 of another attacker's 3; with a doubler on that damage too, B orders them (616.1)."""
+    prevents 2 of another attacker's 3; with a doubler on that damage too, B orders them (616.1); with
+    a shield of 3 and a +1 instead, B applies the shield first and the 0 left is not increased (614.7a)."""
     board = {"players": [{"id": "A"}, {"id": "B"}],
              "creatures": [{"id": "t", "controller": "A", "power": 3, "toughness": 9, "keywords": ["trample"],
                             "attacking": "B"},
@@ -791,6 +792,10 @@ def test_table_cites_the_rules_of_the_effects_that_changed_each_damage(tmp_path:
     shielded["effects"].append({"kind": "double", "recipients": ["B"]})
     code, out, _ = run_main(capsys, "solve", write(tmp_path, "d.json", shielded), "--format", "table")
     assert code == 0 and any(line.endswith("(615.7, 614.1a, 616.1)") for line in out.splitlines()), out
+    shielded["effects"] = [{"kind": "prevent", "amount": 3, "recipients": ["B"]},
+                           {"kind": "add", "amount": 1, "recipients": ["B"]}]  # B shields first: 0, and 0 + nothing
+    code, out, _ = run_main(capsys, "solve", write(tmp_path, "a.json", shielded), "--format", "table")
+    assert code == 0 and any(line.endswith("dealt 0 (615.7, 614.1a, 614.7a, 616.1)") for line in out.splitlines()), out
 
 
 def test_check_text_says_when_effects_were_applied_in_board_order(tmp_path: Path,
