@@ -1,8 +1,8 @@
 """Independent parts of a combat: groups of creatures whose damage never meets, solved one by one.
 
 Two creatures are linked when one blocks the other (509.1, 510.1c-d) or when both attack the same
-planeswalker or battle (its loyalty or defense is shared, 702.19c, 120.3c, 120.3h). Players link nothing
-when no player can lose in this combat: then nothing one group does changes another's legal
+planeswalker or battle (its loyalty or defense is shared, 702.19c, 120.3c, 120.3h). Players link
+nothing when no player can lose in this combat: then nothing one group does changes another's legal
 assignments, the state after the first-strike step, or the other's outcome (with a loss, the game
 would end, 104.2a, or a player's creatures leave, 800.4a), and every objective is a sum over
 creatures, players, planeswalkers and battles (but ``alive``, which is then 1 in every part). A
@@ -92,8 +92,9 @@ def could_lose(board: Board) -> bool:
 def _players_reachable(board: Board, c: Creature) -> set[ObjectId]:
     """The players attacker ``c`` could deal combat damage to in either step: the player it attacks,
     unless it is blocked without trample and without Thorn-style assignment (510.1c; with its blockers
-    gone it deals none, unlike a trampler, 702.19d), and the controller of the planeswalker it attacks with trample over
-    planeswalkers (702.19c, 702.19e; plain trample never reaches a player that way, 702.19f)."""
+    gone it deals none, unlike a trampler, 702.19d), and the controller of the planeswalker it attacks
+    with trample over planeswalkers (702.19c, 702.19e; plain trample never reaches a player that way,
+    702.19f)."""
     if damage_amount(c) <= 0:
         return set()
     if c.blocked and not tramples(c) and not c.may_assign_as_though_unblocked:
