@@ -45,11 +45,20 @@ def _output_error(exc: OSError, stdout: bool = True) -> OutputError:
     return OutputError.writing(exc)
 
 
+_FORMAT_FLAGS = {"--json": "json", "--table": "table", "--text": "text"}
+"""Options some tools have for what ``--format`` chooses here: named in the error, with the option to use."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit 2) like every other input error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_INPUT, f"mtg-combat: error: {message} (see --help)\n")
+        hint = ""
+        if message.startswith("unrecognized arguments:"):
+            flags = [_FORMAT_FLAGS[w] for w in message.split(":", 1)[1].split() if w in _FORMAT_FLAGS]
+            if flags:
+                hint = f"; the output format is chosen with --format, e.g. --format {flags[0]}"
+        self.exit(EXIT_INPUT, f"mtg-combat: error: {message}{hint} (see --help)\n")
 
 
 class _Once(argparse.Action):

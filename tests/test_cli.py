@@ -626,6 +626,22 @@ def test_an_option_given_twice_is_an_input_error(args: list[str], option: str, t
     assert err.startswith(f"mtg-combat: error: {option} given twice") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("args, suggested", [
+    (["solve", "B", "--json"], "--format json"),
+    (["solve", "B", "--table"], "--format table"),
+    (["check", "B", "B", "--text"], "--format text"),
+])
+def test_a_format_flag_of_other_tools_names_the_format_option(args: list[str], suggested: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    board = write(tmp_path, "b.json", TRAMPLE_BOARD)
+    with pytest.raises(SystemExit) as info:
+        main([board if a == "B" else a for a in args])
+    out, err = capsys.readouterr()
+    assert (info.value.code, out) == (2, "")
+    assert err == (f"mtg-combat: error: unrecognized arguments: {args[-1]}; the output format is chosen with "
+                   f"--format, e.g. {suggested} (see --help)\n")
+
+
 def test_importing_the_command_line_loads_neither_the_schema_nor_the_solver() -> None:
     # the command line is loaded before main() handles Ctrl-C (with only a quiet exit set): that import
     # stays light, and pydantic and ortools load inside main(), where an interruption is reported as one
