@@ -239,6 +239,34 @@ def test_check_takes_a_shield_applied_before_damage_is_prevented_anyway(stopper)
             check(board, line, [{"step": "regular", "source": "m", "target": "x", "order": order}])
 
 
+def test_check_refuses_a_shield_that_lets_damage_through_while_it_could_still_prevent():
+    """615.7: "prevent the next 3 damage" prevents the next 3; B chooses which damage it stops, not
+    whether. One 3/3 at B: the shield stops all 3, and a choice stopping 0 or 1 of it is refused. Two
+    3/3s at B: any split of 3 between them is legal (B at 17), a total below 3 is refused."""
+    shield = {"kind": "prevent", "amount": 3, "recipients": ["B"]}
+    one = make_board(attacker("a1", 3, 3), effects=[shield])
+    line = {"assignments": [dmg("a1", "B", 3)]}
+    assert check(one, line).outcome.players["B"].life == 20
+    for stopped in (0, 1):
+        with pytest.raises(InvalidAssignmentError, match=r"dealing: shield 0 let damage through while it could "
+                                                         rf"still prevent {3 - stopped} \(615\.7\)"):
+            check(one, line, [{"step": "regular", "source": "a1", "target": "B", "order": [0],
+                               "prevented": {"0": stopped}}])
+    two = make_board(attacker("a1", 3, 3), attacker("a2", 3, 3), effects=[shield])
+    line = {"assignments": [dmg("a1", "B", 3), dmg("a2", "B", 3)]}
+
+    def split(first: int, second: int) -> list[dict]:
+        return [{"step": "regular", "source": s, "target": "B", "order": [0], "prevented": {"0": n}}
+                for s, n in (("a1", first), ("a2", second))]
+
+    for first in range(4):
+        result = check(two, line, split(first, 3 - first))
+        assert result.legal and result.outcome.players["B"].life == 17
+    for first, second in ((0, 0), (1, 1), (2, 0), (0, 2)):
+        with pytest.raises(InvalidAssignmentError, match="615.7"):
+            check(two, line, split(first, second))
+
+
 def test_a_shield_only_damage_prevented_anyway_reaches_goes_through_the_encoding():
     """A shield that no damage it could prevent gets past protection cannot change anything by being
     used up: the board stays with CP-SAT, and the blocker protected from creatures lives."""
