@@ -45,7 +45,7 @@ def _output_error(exc: OSError, stdout: bool = True) -> OutputError:
     return OutputError.writing(exc)
 
 
-_FORMAT_FLAGS = {"--json": "json", "--table": "table", "--text": "text"}
+_FORMAT_FLAGS = ("--json", "--table", "--text")
 """Options some tools have for what ``--format`` chooses here: named in the error, with the option to use."""
 
 
@@ -55,9 +55,9 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         hint = ""
         if message.startswith("unrecognized arguments:"):
-            flags = [_FORMAT_FLAGS[w] for w in message.split(":", 1)[1].split() if w in _FORMAT_FLAGS]
+            flags = [w for w in message.split(":", 1)[1].split() if w in _FORMAT_FLAGS]
             if flags:
-                hint = f"; the output format is chosen with --format, e.g. --format {flags[0]}"
+                hint = f"; the output format is chosen with --format, e.g. --format {flags[0][2:]}"
         self.exit(EXIT_INPUT, f"mtg-combat: error: {message}{hint} (see --help)\n")
 
 

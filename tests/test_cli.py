@@ -618,12 +618,19 @@ def test_installed_mtg_combat_help() -> None:
 def test_an_option_given_twice_is_an_input_error(args: list[str], option: str, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     # argparse keeps the last value: --objective kills --objective value would answer for value alone
+    err = usage_error(args, tmp_path, capsys)
+    assert err.startswith(f"mtg-combat: error: {option} given twice") and err.count("\n") == 1
+
+
+def usage_error(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What the command line writes on stderr for ``args`` (each ``B`` a board file), checking that it
+    exits with 2 and writes nothing on stdout."""
     board = write(tmp_path, "b.json", TRAMPLE_BOARD)
     with pytest.raises(SystemExit) as info:
         main([board if a == "B" else a for a in args])
     out, err = capsys.readouterr()
     assert (info.value.code, out) == (2, "")
-    assert err.startswith(f"mtg-combat: error: {option} given twice") and err.count("\n") == 1
+    return err
 
 
 @pytest.mark.parametrize("args, suggested", [
@@ -633,13 +640,9 @@ def test_an_option_given_twice_is_an_input_error(args: list[str], option: str, t
 ])
 def test_a_format_flag_of_other_tools_names_the_format_option(args: list[str], suggested: str, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    board = write(tmp_path, "b.json", TRAMPLE_BOARD)
-    with pytest.raises(SystemExit) as info:
-        main([board if a == "B" else a for a in args])
-    out, err = capsys.readouterr()
-    assert (info.value.code, out) == (2, "")
-    assert err == (f"mtg-combat: error: unrecognized arguments: {args[-1]}; the output format is chosen with "
-                   f"--format, e.g. {suggested} (see --help)\n")
+    assert usage_error(args, tmp_path, capsys) == (
+        f"mtg-combat: error: unrecognized arguments: {args[-1]}; the output format is chosen with --format, "
+        f"e.g. {suggested} (see --help)\n")
 
 
 def test_importing_the_command_line_loads_neither_the_schema_nor_the_solver() -> None:
