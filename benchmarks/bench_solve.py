@@ -606,6 +606,8 @@ def profile(count: int, size: str, limit: float | None) -> list[str]:
     cProfile listing (without the timing wrappers)."""
     from ortools.sat.python import cp_model
 
+    import optimizer.result as result_module
+    import optimizer.search as search_module
     import optimizer.solver as solver_module
     from optimizer import encode, load_board
 
@@ -632,8 +634,9 @@ def profile(count: int, size: str, limit: float | None) -> list[str]:
         if inspect.isfunction(fn) and (not name.startswith("__") or name == "__init__"):
             patch(encode.CombatModel, name, timers["encoding (CombatModel methods)"])
     patch(encode.CombatModel, "__init__", constructions)
-    patch(solver_module, "check", timers["checker + objective values"])
-    patch(solver_module, "objective_values", timers["checker + objective values"])
+    for checking in (result_module, search_module):  # the final check; the fallback's candidates
+        patch(checking, "check", timers["checker + objective values"])
+        patch(checking, "objective_values", timers["checker + objective values"])
     times = []
     try:
         for board in loaded:

@@ -1,7 +1,7 @@
 """mtg-combat: provably optimal, rules-legal combat damage assignment for Magic: The Gathering.
 
 The rules layer (board, rules, check, bruteforce, objectives) is pure Python; the CP-SAT encoding
-(encode, solver) and the input schema (pydantic) load on first use, so that ``import optimizer``
+(encode, game, solver) and the input schema (pydantic) load on first use, so that ``import optimizer``
 and the command line's start are quick. Every name below is imported from its module when first
 read (PEP 562).
 """
@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from .errors import (InputError, InvalidAssignmentError, InvalidBoardError, InvalidRequestError,
                          NotSupportedError)
     from .objectives import DEFAULT_OBJECTIVE, OBJECTIVES
+    from .result import SolveResult
     from .rules import Outcome
     from .schema import load_board
-    from .solver import SolveResult, SolverSettings
+    from .settings import SolverSettings
 
 __version__ = "0.1.0"
 
@@ -35,9 +36,10 @@ _HOME = {
     "errors": ("InputError", "InvalidAssignmentError", "InvalidBoardError", "InvalidRequestError",
                "NotSupportedError"),
     "objectives": ("DEFAULT_OBJECTIVE", "OBJECTIVES"),
+    "result": ("SolveResult",),
     "rules": ("Outcome",),
     "schema": ("load_board",),
-    "solver": ("SolveResult", "SolverSettings"),
+    "settings": ("SolverSettings",),
 }
 _MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 

@@ -1,7 +1,8 @@
-"""Exceptions raised for input the optimizer cannot take.
+"""Exceptions raised for input the optimizer cannot take, output it cannot write, and internal
+failures.
 
-Every exception names the offending field and the problem, so that interfaces can print one line
-(``field: problem``) and exit with status 2. All are :class:`ValueError` subclasses.
+Every input exception names the offending field and the problem, so that interfaces can print one
+line (``field: problem``) and exit with status 2; they are :class:`ValueError` subclasses.
 """
 
 from __future__ import annotations
@@ -91,3 +92,7 @@ class OutputError(Exception):
     @classmethod
     def writing(cls, exc: OSError) -> "OutputError":
         return cls(f"output: cannot write: {exc.strerror or exc}")
+
+
+class SolverError(RuntimeError):
+    """CP-SAT or the result check failed in a way that valid input should never cause."""

@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM during a CP-SAT search: stop the search at once, then let the signal act.
 
-CP-SAT's own SIGINT handler is off (see :class:`~optimizer.solver.SolverSettings`), and Python runs a
+CP-SAT's own SIGINT handler is off (see :class:`~optimizer.settings.SolverSettings`), and Python runs a
 signal's handler only between bytecodes, so a signal arriving during a search would wait until the
 search ends (seconds on a large board). After :func:`stop_searches_on_signals`, a thread woken by the
 signal (``signal.set_wakeup_fd``) stops every search under way (:func:`stoppable`); the search

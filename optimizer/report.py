@@ -12,7 +12,7 @@ from .errors import printable
 from .rules import Outcome, damage_steps, first_step, step_choices
 
 if TYPE_CHECKING:
-    from .solver import SolveResult
+    from .result import SolveResult
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -192,7 +192,7 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
 
 
 def render_solution(board: Board, result: object) -> str:
-    from .solver import SolveResult
+    from .result import SolveResult
 
     assert isinstance(result, SolveResult)
     proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (see warnings)"

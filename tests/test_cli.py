@@ -668,9 +668,9 @@ def test_an_interruption_while_the_command_line_loads_is_one_line(monkeypatch: p
 
 def test_the_package_exports_load_on_first_use() -> None:
     code = ("import optimizer, optimizer.check; from optimizer import *; "
-            "import optimizer.schema, optimizer.solver; "
+            "import optimizer.schema, optimizer.settings; "
             "assert callable(check) and optimizer.check is check and check.__module__ == 'optimizer'; "
-            "assert load_board is optimizer.schema.load_board and SolverSettings is optimizer.solver.SolverSettings; "
+            "assert load_board is optimizer.schema.load_board and SolverSettings is optimizer.settings.SolverSettings; "
             "assert set(optimizer.__all__) <= set(dir(optimizer)); "
             "print(sorted(optimizer.__all__) == sorted(n for n in optimizer.__all__ if getattr(optimizer, n, None) is not None))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)

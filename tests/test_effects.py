@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optimizer import InvalidAssignmentError, InvalidBoardError, Step, check, load_board
+from optimizer import InvalidAssignmentError, InvalidBoardError, SolverSettings, Step, check, load_board
 from optimizer.assignment import Assignment, normalize
 from optimizer.dealing import _distinct_orders, deal, dealing_options
 from optimizer.encode import CombatModel
@@ -811,9 +811,9 @@ def test_shield_used_up_across_both_steps():
 
 def test_shield_used_up_across_both_steps_is_solved_stepwise(monkeypatch):
     """The same boards through the stepwise search, which applies the first step on the board."""
-    import optimizer.solver as solver_module
+    import optimizer.search as search_module
 
-    monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
+    monkeypatch.setattr(search_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
     monkeypatch.setattr(CombatModel, "unsupported", lambda self: "forced" if self.two_steps else None)
     result = solved(board_with_shield_across_steps(4), ["kills"])
     assert result.method == "stepwise" and result.objective == {"kills": 0}
@@ -826,14 +826,14 @@ def test_stepwise_search_counts_blockers_left_out_of_combat_leaving_with_their_p
     though unblocked, which for the deciding C would make x, y and b leave; A replies worst for C and
     hits b instead: 3 kills (a1, b, and a2 from b's damage), not 5. (The stepwise search once solved
     that regular step on a board without y in combat and got 5.)"""
-    import optimizer.solver as solver_module
+    import optimizer.search as search_module
 
-    monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
+    monkeypatch.setattr(search_module, "REGULAR_STEP_COST", 0)  # the stepwise search even on a small board
     board = make_board(
         attacker("a1", 1, 1, "B"), attacker("a2", 1, 1, "B", may_assign_as_though_unblocked=True),
         blocker("x", 1, 1, "a1", "first strike"), blocker("y", 0, 1, "a1"), blocker("b", 1, 1, "a2"),
         players=[player("A"), player("B", 1), player("C")])
-    result = solver_module._exhaustive(board, "C", ("kills",), "forced", solver_module.SolverSettings())
+    result = search_module.exhaustive_search(board, "C", ("kills",), "forced", SolverSettings())
     assert result.method == "stepwise" and result.objective == {"kills": 3}
     assert assigned(result)[("a2", "b")] == 1
 
@@ -859,11 +859,11 @@ def test_shield_across_both_steps_on_a_large_board(path, monkeypatch):
 @pytest.mark.parametrize("fallback", ["exhaustive", "stepwise"])
 def test_searches_stop_at_the_time_limit_with_a_legal_unproven_line(fallback, monkeypatch):
     """A time limit ends the fallback searches too: the line returned is legal and marked feasible."""
-    import optimizer.solver as solver_module
+    import optimizer.search as search_module
     from optimizer import check, solve
 
     if fallback == "stepwise":
-        monkeypatch.setattr(solver_module, "REGULAR_STEP_COST", 0)
+        monkeypatch.setattr(search_module, "REGULAR_STEP_COST", 0)
     board = make_board(attacker("a", 2, 2, "B", "deathtouch", "first strike"), attacker("c", 3, 3, "B"),
                        blocker("b", 0, 4, ["a", "c"]), blocker("d", 1, 2, ["a", "c"]),
                        effects=[{"kind": "prevent", "amount": 1, "recipients": ["b"]},
@@ -941,10 +941,10 @@ def test_a_search_whose_dealing_choices_multiply_past_the_line_limit_is_refused(
     choices for the effects (616.1, 615.7) on several recipients multiply them into millions. Without a
     time limit the search counts the lines it reaches, choices included, and is refused past
     ``LINE_LIMIT`` (here lowered to 1,000); with one it answers, legal and not proven."""
-    from optimizer import NotSupportedError, check, solve, solver
+    from optimizer import NotSupportedError, check, search, solve
 
     board = _data_board("dealing_choices_board.json")
-    monkeypatch.setattr(solver, "LINE_LIMIT", 1000)
+    monkeypatch.setattr(search, "LINE_LIMIT", 1000)
     with pytest.raises(NotSupportedError) as info:
         solve(board)
     assert "160 first-strike lines" in info.value.problem and "reached more than 1000 lines" in info.value.problem
@@ -1009,7 +1009,7 @@ def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes
     the time-limited run agrees."""
     from optimizer import check, solve
     from optimizer.bruteforce import count_first_step_lines, count_leaves
-    from optimizer.solver import EXHAUSTIVE_LIMIT, FIRST_STEP_LIMIT
+    from optimizer.search import EXHAUSTIVE_LIMIT, FIRST_STEP_LIMIT
 
     board = _data_board("pruned_search_board.json")
     assert count_leaves(board) > EXHAUSTIVE_LIMIT and count_first_step_lines(board) > FIRST_STEP_LIMIT
@@ -1037,7 +1037,7 @@ def test_boards_past_the_search_limit_are_refused_at_once_or_given_a_fallback_li
 
     from optimizer import NotSupportedError, solve
     from optimizer.bruteforce import count_leaves
-    from optimizer.solver import SEARCH_LIMIT
+    from optimizer.search import SEARCH_LIMIT
 
     board = _data_board("search_limit_boards.json", "huge")
     assert count_leaves(board) > SEARCH_LIMIT
@@ -1057,7 +1057,7 @@ def test_a_fallback_line_is_the_better_of_the_simplest_and_the_board_without_ban
     checker finds it legal and better. The banding attacker divides its own damage (702.22k gives the
     active player only its blockers'), so its two kills are legal; the simplest line has one."""
     from optimizer import solve
-    from optimizer import solver as solver_module
+    from optimizer import search as search_module
     from optimizer.encode import CombatModel
 
     board = make_board(attacker("lion", 4, 4, "B", "banding"), blocker("b1", 1, 1, "lion"),
@@ -1065,7 +1065,7 @@ def test_a_fallback_line_is_the_better_of_the_simplest_and_the_board_without_ban
     monkeypatch.setattr(CombatModel, "unsupported", lambda self: "a stand-in reason" if any(
         "banding" in {k.value for k in c.keywords} for c in self.board.creatures) else None)
     for limit in ("EXHAUSTIVE_LIMIT", "FIRST_STEP_LIMIT", "SEARCH_LIMIT"):
-        monkeypatch.setattr(solver_module, limit, 0)
+        monkeypatch.setattr(search_module, limit, 0)
     result = solve(board, objective=["kills"], time_limit=5)
     assert_fallback_answers(board, result, "a stand-in reason")
     assert result.objective["kills"] == 2

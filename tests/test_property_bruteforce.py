@@ -17,7 +17,7 @@ from optimizer.bruteforce import brute_force, count_leaves, creature_options
 from optimizer.check import step_violations
 from optimizer.parts import independent_parts
 from optimizer.rules import board_after_first_strike, damage_steps, deal_damage, forced_line, simplest_line
-import optimizer.solver as solver_module
+import optimizer.game as game_module
 from optimizer.solver import SolverSettings, solve
 
 LEAF_LIMIT = 3000
@@ -101,18 +101,14 @@ def test_stepwise_search_equals_brute_force(board_json, objective, decider):
     """The fallback for large boards the encoding does not model (every first-strike line searched,
     each regular step solved on the board it begins with), on small boards with two damage steps,
     whether or not the encoding models them."""
-    import optimizer.solver as solver_module
+    import optimizer.search as search_module
     from optimizer.rules import damage_steps
 
     board = load_board(board_json)
     assume(board.is_player(decider) and len(damage_steps(board)) == 2)
     assume(count_leaves(board) <= LEAF_LIMIT)
-    saved = solver_module.REGULAR_STEP_COST
-    solver_module.REGULAR_STEP_COST = 0
-    try:
-        result = solver_module._exhaustive(board, decider, tuple(objective), "forced", solver_module.SolverSettings())
-    finally:
-        solver_module.REGULAR_STEP_COST = saved
+    with mock.patch.object(search_module, "REGULAR_STEP_COST", 0):
+        result = search_module.exhaustive_search(board, decider, tuple(objective), "forced", SolverSettings())
     expected = brute_force(board, decider, objective)
     assert result.method == "stepwise"
     assert tuple(result.objective[name] for name in objective) == expected.value
@@ -226,24 +222,24 @@ def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decide
 
 
 def assert_shortcut_matches_refinement(board_json, objective, decider, method: str, switch: str) -> None:
-    """Where the solver's shortcut ``_Game.<method>`` answers (checked with a spy), its answer equals
+    """Where the solver's shortcut ``Game.<method>`` answers (checked with a spy), its answer equals
     the refinement's (the module switch ``switch`` off) and brute force, and its line is legal."""
     board = load_board(board_json)
     assume(board.is_player(decider))
     assume(count_leaves(board) <= LEAF_LIMIT)
     taken = []
-    original = getattr(solver_module._Game, method)
+    original = getattr(game_module.Game, method)
 
     def spy(game, *args):
         found = original(game, *args)
         taken.append(found is not None)
         return found
 
-    with mock.patch.object(solver_module._Game, method, spy):
+    with mock.patch.object(game_module.Game, method, spy):
         result = solve(board, player=decider, objective=objective)
     assume(any(taken))
     event(method)
-    with mock.patch.object(solver_module, switch, False):
+    with mock.patch.object(game_module, switch, False):
         refined = solve(board, player=decider, objective=objective)
     assert result.status == refined.status == "optimal"
     assert result.objective == refined.objective
@@ -257,7 +253,7 @@ def assert_shortcut_matches_refinement(board_json, objective, decider, method: s
        decider=st.sampled_from(["A", "B"]))
 def test_separable_two_steps_equal_brute_force_and_refinement(board_json, objective, decider):
     """510.4: where the active side's first-strike damage cannot change the defender's regular step,
-    one model for both sides (``_Game._separable``) gives the game value the refinement gives."""
+    one model for both sides (``Game._separable``) gives the game value the refinement gives."""
     assert_shortcut_matches_refinement(board_json, objective, decider, "_separable", "SEPARABLE_STEPS")
 
 
@@ -266,7 +262,7 @@ def test_separable_two_steps_equal_brute_force_and_refinement(board_json, object
        objective=objectives, decider=st.sampled_from(["A", "B"]))
 def test_forced_first_step_equals_brute_force_and_refinement(board_json, objective, decider):
     """510.4: where the active side's first strikers each have one recipient (510.1a) and the other
-    side has choices, verifying that one first step (``_Game._forced_lead``) gives the game value
+    side has choices, verifying that one first step (``Game._forced_lead``) gives the game value
     that refinement with master models gives."""
     assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_lead", "FORCED_LEAD")
 
@@ -275,7 +271,7 @@ def test_forced_first_step_equals_brute_force_and_refinement(board_json, objecti
 @given(board_json=forced_second_step_boards(), objective=objectives, decider=st.sampled_from(["A", "B"]))
 def test_forced_second_step_equals_brute_force_and_the_model(board_json, objective, decider):
     """510.4: where a first step leaves a regular step in which nobody has a choice (510.1a), valuing
-    that step's only line with the checker (``_Game._forced_second_step``) gives the game value that
+    that step's only line with the checker (``Game._forced_second_step``) gives the game value that
     solving it with a model gives."""
     assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_second_step", "FORCED_SECOND_STEP")
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from optimizer import InvalidRequestError, check, load_board, solve
-import optimizer.solver as solver_module
+import optimizer.game as game_module
 from optimizer.assignment import Assignment, Step
 from optimizer.bruteforce import brute_force
 from optimizer.rules import simplest_line
 from optimizer.solver import SolverSettings
 
 # A first-strike blocker that blocks two attackers gives the defender a choice in both steps, so
-# this board goes through the refinement loop (see optimizer/solver.py).
+# this board goes through the refinement loop (see optimizer/game.py).
 REFINE_BOARD = {
     "players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}],
     "creatures": [
@@ -100,12 +100,12 @@ def test_defender_replies_cover_every_distinct_outcome_once(amount, caps):
     toughness are one class. Compared with all splits, clamped."""
     from itertools import product
 
-    from optimizer.solver import _distinct_splits
+    from optimizer.splits import distinct_splits
 
     every = {tuple(min(v, c) for v, c in zip(split, caps))
              for split in product(range(amount + 1), repeat=len(caps)) if sum(split) == amount}
-    got = [tuple(min(v, c) for v, c in zip(split, caps)) for split in _distinct_splits(amount, caps)]
-    assert all(sum(split) == amount for split in _distinct_splits(amount, caps))
+    got = [tuple(min(v, c) for v, c in zip(split, caps)) for split in distinct_splits(amount, caps)]
+    assert all(sum(split) == amount for split in distinct_splits(amount, caps))
     assert sorted(got) == sorted(every)
 
 
@@ -198,7 +198,7 @@ def test_a_refinement_out_of_rounds_gives_its_best_verified_line_unproven(monkey
     need more than MAX_ROUNDS. The refinement then answers with its best verified line, unproven."""
     board = load_board(REFINE_BOARD)
     optimal = solve(board)
-    monkeypatch.setattr(solver_module, "MAX_ROUNDS", 1)
+    monkeypatch.setattr(game_module, "MAX_ROUNDS", 1)
     result = solve(board)
     assert (optimal.status, result.status) == ("optimal", "feasible")
     assert check(board, result.assignments, result.dealing).legal
@@ -211,7 +211,7 @@ def test_a_verification_out_of_rounds_says_so(monkeypatch):
     """The verification by plans has its own round loop: running out of it is not a solve's work limit."""
     data = json.loads((Path(__file__).parent / "data" / "verification_rounds_board.json").read_text())
     assert solve(data).status == "optimal"
-    monkeypatch.setattr(solver_module, "MAX_ROUNDS", 1)
+    monkeypatch.setattr(game_module, "MAX_ROUNDS", 1)
     result = solve(data)
     unproven = [w for w in result.warnings if w.startswith("not proven optimal")]
     assert result.status == "feasible" and len(unproven) == 1
@@ -240,9 +240,9 @@ def test_a_time_limit_on_a_board_too_large_to_search_still_returns_a_legal_line(
 @pytest.mark.parametrize("data", [REFINE_BOARD, JOINT_BOARD], ids=["refine", "joint"])
 def test_when_cp_sat_finds_no_line_the_simplest_legal_line_answers(data, monkeypatch):
     def no_line(*args, **kwargs):
-        raise solver_module._NoLine()
+        raise game_module.NoLine()
 
-    monkeypatch.setattr(solver_module._Game, "_optimize", no_line)
+    monkeypatch.setattr(game_module.Game, "_optimize", no_line)
     board = load_board(data)
     result = solve(board)
     assert result.status == "feasible" and result.assignments == simplest_line(board)
@@ -476,13 +476,13 @@ def lifelink_gain_board(life: int, unblocked: int, power: int, add: int) -> dict
 
 def counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     runs: list[int] = []
-    run = solver_module._Game._run
+    run = game_module.Game._run
 
     def counted(self, *args, **kwargs):
         runs.append(1)
         return run(self, *args, **kwargs)
 
-    monkeypatch.setattr(solver_module._Game, "_run", counted)
+    monkeypatch.setattr(game_module.Game, "_run", counted)
     return runs
 
 
@@ -516,7 +516,7 @@ def test_more_lifelink_gain_totals_than_the_limit_go_to_the_exhaustive_search(
     board = load_board(board_json)
     expected = brute_force(board, "A", ("lethal", "value")).value
     assert solve(board, objective=["lethal", "value"]).method == "cp-sat"
-    monkeypatch.setattr(solver_module, "MAX_GAIN_LEVELS", 4)
+    monkeypatch.setattr(game_module, "MAX_GAIN_LEVELS", 4)
     result = solve(board, objective=["lethal", "value"])
     assert result.status == "optimal" and result.method == "exhaustive"
     assert tuple(result.objective.values()) == expected
@@ -533,7 +533,7 @@ def test_a_lifelink_gain_search_out_of_time_answers_a_legal_line(monkeypatch: py
         calls.append(1)
         return len(calls) > 1  # the first total only
 
-    monkeypatch.setattr(solver_module._Game, "_expired", expired)
+    monkeypatch.setattr(game_module.Game, "_expired", expired)
     result = solve(board, objective=["lethal", "value"], time_limit=60)
     assert result.status == "feasible" and any(w.startswith("not proven optimal") for w in result.warnings)
     assert check(board, result.assignments, result.dealing).legal
