@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from dataclasses import replace
 
 from .assignment import Assignment, Step
-from .board import Board, Creature, Keyword, ObjectId, Player, has_first_strike
+from .board import Board, Creature, Keyword, ObjectId, has_first_strike
 from .dealing import DealingChoice, banding_chooser, deal
 
 

@@ -4,10 +4,12 @@ changes with a model's size and a board's amounts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .cp_sat import cp_model
+from typing import TYPE_CHECKING
 
 from .board import Board
+
+if TYPE_CHECKING:  # settings are made without loading ortools
+    from .cp_sat import cp_model
 
 DETERMINISTIC_LIMIT = 60.0
 """CP-SAT deterministic time budget per solve when no time limit is given (reproducible)."""

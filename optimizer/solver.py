@@ -16,9 +16,9 @@ from .errors import InvalidRequestError, SolverError, shown
 from .game import Game, TooManyGains, TooWide, combined_range, objective_ranges
 from .objectives import parse_objective, parse_player
 from .parts import independent_parts
+from .result import SolveResult, checked_line, unproven
 from .rules import assigns_in, damage_amount, damage_steps, first_step, forced_line
 from .schema import checked_board, load_board
-from .result import SolveResult, checked_line, unproven
 from .search import search_board
 from .settings import SolverSettings
 from .splits import count_first_step_options
