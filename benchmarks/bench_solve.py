@@ -609,7 +609,7 @@ def profile(count: int, size: str, limit: float | None) -> list[str]:
     import optimizer.result as result_module
     import optimizer.search as search_module
     import optimizer.solver as solver_module
-    from optimizer import encode, load_board
+    from optimizer import analysis, encode, load_board
 
     _warm_up()
     loaded = [load_board(d) for d in boards(size, count)]
@@ -630,9 +630,10 @@ def profile(count: int, size: str, limit: float | None) -> list[str]:
         setattr(owner, name, timer.wrap(fn))
 
     patch(cp_model.CpSolver, "solve", timers["CP-SAT solve (C++)"])
-    for name, fn in list(vars(encode.CombatModel).items()):
-        if inspect.isfunction(fn) and (not name.startswith("__") or name == "__init__"):
-            patch(encode.CombatModel, name, timers["encoding (CombatModel methods)"])
+    for cls in (analysis.CombatAnalysis, encode.CombatModel):  # the model's methods and its analysis's
+        for name, fn in list(vars(cls).items()):
+            if inspect.isfunction(fn) and (not name.startswith("__") or name == "__init__"):
+                patch(cls, name, timers["encoding (CombatModel methods)"])
     patch(encode.CombatModel, "__init__", constructions)
     for checking in (result_module, search_module):  # the final check; the fallback's candidates
         patch(checking, "check", timers["checker + objective values"])

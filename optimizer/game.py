@@ -66,8 +66,10 @@ from .cp_sat import cp_model
 from .assignment import Assignment, Step, normalize
 from .board import Board, Keyword, ObjectId
 from .dealing import DealingChoice, cell_effects, with_prevented
-from .encode import Cell, CombatModel, Expr, Term, amount_of, linear
+from .analysis import Cell, amount_of
+from .encode import CombatModel
 from .errors import InvalidRequestError, SolverError
+from .expressions import Expr, Term, linear
 from .interrupt import stoppable
 from .objectives import DEFAULT_OBJECTIVE, varying
 from .result import checked_line

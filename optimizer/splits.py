@@ -9,7 +9,7 @@ from typing import Sequence
 
 from .assignment import Step
 from .board import Creature, Keyword, ObjectId
-from .encode import Cell, CombatModel, amount_of
+from .analysis import Cell, CombatAnalysis, amount_of
 
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
@@ -45,7 +45,7 @@ def distinct_splits(amount: int, caps: Sequence[int]):
         yield tuple(out)
 
 
-def split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
+def split_options(cm: CombatAnalysis, s: Creature) -> list[dict[Cell, int]]:
     """Every distinct way ``s``'s first-strike damage can be divided among the creatures it may damage
     (a blocker's attackers, 510.1d, or an attacker's blockers when the defender divides, 702.22j).
     Damage beyond a creature's toughness plus what a shield on that damage can prevent (615.7: the
@@ -55,7 +55,7 @@ def split_options(cm: CombatModel, s: Creature) -> list[dict[Cell, int]]:
     return [{(s.id, t): n for t, n in zip(targets, split)} for split in splits_of(cm, s)]
 
 
-def splits_of(cm: CombatModel, s: Creature):
+def splits_of(cm: CombatAnalysis, s: Creature):
     """:func:`split_options` as tuples of amounts, in ``cm.targets(s)`` order, one by one."""
     targets = [t for t, _ in cm.targets(s)]
     amount = amount_of(s)
@@ -65,7 +65,7 @@ def splits_of(cm: CombatModel, s: Creature):
     return distinct_splits(amount, caps)
 
 
-def count_first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> int:
+def count_first_step_options(cm: CombatAnalysis, players: Sequence[ObjectId]) -> int:
     """How many replies :func:`first_step_options` would list (past :data:`MAX_REPLIES`, a number
     above it), without listing them."""
     total = 1
@@ -77,7 +77,7 @@ def count_first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> in
     return total
 
 
-def first_step_options(cm: CombatModel, players: Sequence[ObjectId]) -> list[dict[Cell, int]]:
+def first_step_options(cm: CombatAnalysis, players: Sequence[ObjectId]) -> list[dict[Cell, int]]:
     """Every distinct first-step assignment of ``players``' creatures (blockers: their choices are
     independent of each other and of everyone else's, 510.1d)."""
     rows = []
