@@ -1,7 +1,9 @@
 """What the encoding knows about a board before it builds anything: who divides each creature's
 damage and among what (510.1a-d, 702.19, 702.22j-k), which creatures with banding change that when
 first-strike damage destroys them, whose choices decide each object's fate, how the effects on each
-damage change it (615, 616, 702.16e) and in which order its affected player applies them (616.1).
+damage change it (615, 616, 702.16e) and in which order its affected player applies them (616.1);
+a player whose lifelink blockers' gain decides whether it loses; and the boards the encoding does
+not model (:meth:`CombatAnalysis.unsupported`, which the solver searches instead).
 
 Like the encoding built on it, it derives everything from the board itself and shares no code with
 the rules layer's checker or brute-force enumerator.
@@ -116,7 +118,6 @@ MAX_UNSTABLE_REPLIED = 6
 case; each creature doubles the views of the board kept)."""
 
 
-
 @dataclass(frozen=True)
 class _View:
     """Who divides each creature's damage (``chooser``), what it may damage (``targets``), whose
@@ -129,9 +130,9 @@ class _View:
     sources: dict[Step, list[Creature]]
     coupled: frozenset[ObjectId]
     damaged_by: dict[ObjectId, ObjectId] = field(default_factory=dict)
-    """A cache of :meth:`CombatModel.damaged_by` in this view."""
+    """A cache of :meth:`CombatAnalysis.damaged_by` in this view."""
     units: dict[ObjectId, list[list[Creature]]] = field(default_factory=dict)
-    """A cache of :meth:`CombatModel.policy_units` in this view."""
+    """A cache of :meth:`CombatAnalysis.policy_units` in this view."""
 
 
 class CombatAnalysis:
@@ -195,7 +196,8 @@ class CombatAnalysis:
         ) if len(board.players) >= 3 else frozenset()
         """With three or more players: the defending players who divide damage dealt to their own
         creatures (banding, 702.22j), whose part of the objective then depends on whether the active
-        player makes them lose (800.4a: their creatures leave with them). See :attr:`left`."""
+        player makes them lose (800.4a: their creatures leave with them). See
+        :attr:`~optimizer.encode.CombatModel.left`."""
         self.coupled_gain: ObjectId | None = self._find_coupled_gain()
         """A player whose lifelink blockers' gain, which depends on how it divides their damage, decides
         whether it loses (see :meth:`_find_coupled_gain`); its loss (``lethal``, or ``alive`` if it
@@ -444,10 +446,11 @@ class CombatAnalysis:
         whose first-strike divisions decide whether each such creature with banding survives are:
         players against the active side: the solver enumerates their first-step replies, so every
         model that needs the regular step knows it; the active player alone: the solver tries each
-        case, which its models then require (:attr:`case`); in a two-player game, both: the replies
-        are enumerated, and each model with the active player's first step free builds the regular
-        step once per case, under the indicator that it happens (see :meth:`scenarios`). Either way
-        each regular step is built as it will be. With three or more players, first-strike damage
+        case, which its models then require (:attr:`~optimizer.encode.CombatModel.case`); in a
+        two-player game, both: the replies are enumerated, and each model with the active player's
+        first step free builds the regular step once per case, under the indicator that it happens
+        (see :meth:`~optimizer.encode.CombatModel.scenarios`). Either way each regular step is built
+        as it will be. With three or more players, first-strike damage
         must not be able to reach such a creature's controller (who would leave the game with it,
         800.4a)."""
         c = next(iter(sorted(self.unstable)))
@@ -513,9 +516,10 @@ class CombatAnalysis:
         decides whether it loses, in a two-player game: then the active player's damage and that
         player's division together decide whether it loses. The solver handles that coupling: with one
         step, for each total gain, the player's best division with that gain; with two, its loss is
-        scored in its own part, as its reply (see :meth:`_part`). Where the active player divides such a
-        blocker's damage instead (702.22k, perhaps only until the first-strike step ends banding), its
-        gain is scored with the active player's damage. None if there is no such player."""
+        scored in its own part, as its reply (see :meth:`~optimizer.encode.CombatModel._part`). Where
+        the active player divides such a blocker's damage instead (702.22k, perhaps only until the
+        first-strike step ends banding), its gain is scored with the active player's damage. None if
+        there is no such player."""
         if len(self.board.players) != 2:
             return None
         divided = [c for c in self.sources(Step.REGULAR) if self._divided_gain(c) and self._gain_matters(c.controller)
@@ -670,9 +674,53 @@ class CombatAnalysis:
         (510.1a-c). Its damage then counts wherever its recipient's fate is scored."""
         return len(self.targets(c)) == 1 and not self.two_modes(c)
 
+    def policy_units(self, player: ObjectId) -> list[list[Creature]]:
+        """``player``'s regular-step sources in groups whose assignments' legality never depends on
+        another group's (connected components): another creature's damage counts only toward a
+        trampler's lethal damage to its blockers (702.19b) and toward the loyalty of the planeswalker
+        a creature with trample over planeswalkers attacks (702.19c), so sources are linked by those
+        creatures and planeswalkers when both may damage them."""
+        if player not in self._units:
+            self._units[player] = self._find_units(player)
+        return self._units[player]
+
+    def _find_units(self, player: ObjectId) -> list[list[Creature]]:
+        mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
+        shared: set[ObjectId] = set()  # what other damage can make an assignment legal or not
+        for s in mine:
+            if s.attacking is not None and tramples(s):
+                shared.update(t for t, r in self.targets(s) if r == CREATURE)
+            if any(r == CONTROLLER for _, r in self.targets(s)):
+                shared.add(s.attacking)
+        links = {s.id: [t for t, _ in self.targets(s) if t in shared] for s in mine}
+        group: dict[ObjectId, int] = {}  # linking creature or planeswalker -> unit index
+        units: list[list[Creature]] = []
+        for s in mine:
+            found = sorted({group[t] for t in links[s.id] if t in group})
+            if not found:
+                units.append([s])
+                k = len(units) - 1
+            else:
+                k = found[0]
+                units[k].append(s)
+                for other in found[1:]:  # merge the later units into the first
+                    units[k].extend(units[other])
+                    for t, u in group.items():
+                        if u == other:
+                            group[t] = k
+                    units[other] = []
+            for t in links[s.id]:
+                group[t] = k
+        order = {s.id: i for i, s in enumerate(mine)}
+        return [sorted(u, key=lambda c: order[c.id]) for u in units if u]
+
     def has_choice(self, c: Creature) -> bool:
         """Whether ``c`` could ever have two recipients to divide its damage among."""
         return len(self.targets(c)) >= 2
+
+    def rule(self, cell: Cell) -> DealtRule:
+        """How ``cell``'s damage is dealt (effects and protection, 615, 616, 702.16e)."""
+        return self._dealt[cell]
 
     def identity(self, cell: Cell) -> bool:
         return self._dealt[cell].identity

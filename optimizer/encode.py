@@ -70,7 +70,7 @@ class CombatModel(CombatAnalysis):
         super().__init__(board, decider, objective)
         self.model = _Model()
         self._domains: dict[int, tuple[int, int]] = {}
-        """Domain of each variable made by :meth:`_int` and :meth:`_bool`, by index."""
+        """Domain of each variable made by :meth:`new_int` and :meth:`new_bool`, by index."""
         self._ids = count()
         self.first_modes: dict[ObjectId, Expr] = {}
         """For each two-mode first-step source: 1 if it assigns as though unblocked."""
@@ -107,7 +107,7 @@ class CombatModel(CombatAnalysis):
             elif len(targets) == 1 and not self.two_modes(s):
                 cells[(s.id, targets[0])] = amount_of(s)
             else:
-                row = {(s.id, t): self._int(0, amount_of(s), f"x1[{s.id},{t}]") for t in targets}
+                row = {(s.id, t): self.new_int(0, amount_of(s), f"x1[{s.id},{t}]") for t in targets}
                 if self.two_modes(s):
                     self.first_modes[s.id] = self._two_mode_total(s, row, amount_of(s), lambda t: 1)
                 else:
@@ -122,7 +122,7 @@ class CombatModel(CombatAnalysis):
         targets = self.targets(s)
         creatures = [row[(s.id, t)] for t, r in targets if r == CREATURE]
         beyond = [t for t, r in targets if r != CREATURE]
-        unblocked = self._bool(f"as_though_unblocked[{s.id}]")
+        unblocked = self.new_bool(f"as_though_unblocked[{s.id}]")
         normal_reach, unblocked_reach = self._mode_reach(s, available)
         assigns = any_of(self, [all_of(self, [unblocked, unblocked_reach]),
                                 all_of(self, [negated(unblocked), normal_reach])])
@@ -329,7 +329,7 @@ class CombatModel(CombatAnalysis):
             return {(s.id, targets[0][0]): power}  # effective power is 0 when it is not available
         row = {}
         for t, _ in targets:
-            v = self._int(0, amount_of(s), f"x2[{s.id},{t}]")
+            v = self.new_int(0, amount_of(s), f"x2[{s.id},{t}]")
             self._zero_unless(v, st.available(t))
             row[(s.id, t)] = v
         if self.two_modes(s):
@@ -337,46 +337,6 @@ class CombatModel(CombatAnalysis):
         else:
             self.model.add(sum(row.values()) == power)  # 510.1a: all of it (none if nothing to assign to)
         return row
-
-    def policy_units(self, player: ObjectId) -> list[list[Creature]]:
-        """``player``'s regular-step sources in groups whose assignments' legality never depends on
-        another group's (connected components): another creature's damage counts only toward a
-        trampler's lethal damage to its blockers (702.19b) and toward the loyalty of the planeswalker
-        a creature with trample over planeswalkers attacks (702.19c), so sources are linked by those
-        creatures and planeswalkers when both may damage them."""
-        if player not in self._units:
-            self._units[player] = self._find_units(player)
-        return self._units[player]
-
-    def _find_units(self, player: ObjectId) -> list[list[Creature]]:
-        mine = [s for s in self.sources(Step.REGULAR) if self.chooser[s.id] == player]
-        shared: set[ObjectId] = set()  # what other damage can make an assignment legal or not
-        for s in mine:
-            if s.attacking is not None and tramples(s):
-                shared.update(t for t, r in self.targets(s) if r == CREATURE)
-            if any(r == CONTROLLER for _, r in self.targets(s)):
-                shared.add(s.attacking)
-        links = {s.id: [t for t, _ in self.targets(s) if t in shared] for s in mine}
-        group: dict[ObjectId, int] = {}  # linking creature or planeswalker -> unit index
-        units: list[list[Creature]] = []
-        for s in mine:
-            found = sorted({group[t] for t in links[s.id] if t in group})
-            if not found:
-                units.append([s])
-                k = len(units) - 1
-            else:
-                k = found[0]
-                units[k].append(s)
-                for other in found[1:]:  # merge the later units into the first
-                    units[k].extend(units[other])
-                    for t, u in group.items():
-                        if u == other:
-                            group[t] = k
-                    units[other] = []
-            for t in links[s.id]:
-                group[t] = k
-        order = {s.id: i for i, s in enumerate(mine)}
-        return [sorted(u, key=lambda c: order[c.id]) for u in units if u]
 
     def _policy_legal(self, player: ObjectId, policy: Mapping[Cell, int], st: "_State") -> dict[ObjectId, Expr]:
         """For each of ``player``'s regular-step sources, whether its unit's part of ``policy`` (see
@@ -460,7 +420,7 @@ class CombatModel(CombatAnalysis):
             return wanted if legal else default
         out = {}
         for key in wanted:
-            v = self._int(0, amount_of(s), f"p[{s.id},{key[1]}]")
+            v = self.new_int(0, amount_of(s), f"p[{s.id},{key[1]}]")
             self.model.add(v == wanted[key]).only_enforce_if(legal)
             self.model.add(v == default[key]).only_enforce_if(legal.Not())
             out[key] = v
@@ -514,7 +474,7 @@ class CombatModel(CombatAnalysis):
         hi = rule.factor * (max(amount_of(self.board.creature(cell[0])), 0) + rule.added)
         if not rule.shield and not rule.added:
             return rule.factor * x
-        v = self._int(0, hi, "dealt")
+        v = self.new_int(0, hi, "dealt")
         if least:  # shields, then doublers, then adders
             passes = at_least(self, x, rule.shield + 1)
             self.model.add(v == rule.factor * (x - rule.shield) + rule.added).only_enforce_if(passes)
@@ -528,7 +488,7 @@ class CombatModel(CombatAnalysis):
         """:meth:`dealt` through a shield with ``left`` (a variable) still to prevent."""
         rule = self._dealt[cell]
         hi = rule.factor * (max(amount_of(self.board.creature(cell[0])), 0) + rule.added)
-        v = self._int(0, hi, "dealt")
+        v = self.new_int(0, hi, "dealt")
         if least:  # the shield, then doublers, then adders
             passes = at_least(self, x - left, 1)
             self.model.add(v == rule.factor * (x - left) + rule.added).only_enforce_if(passes)
@@ -581,11 +541,11 @@ class CombatModel(CombatAnalysis):
                 left -= out[cell]
             return out
         hi = sum(max(amount_of(self.board.creature(cell[0])), 0) for cell, _ in pool)
-        dealt_total = self._int(0, hi, f"pooled[{target}]")
+        dealt_total = self.new_int(0, hi, f"pooled[{target}]")
         self.model.add_max_equality(dealt_total, [total - shield, 0])
         out = {}
         for cell, x in pool:
-            v = self._int(0, max(amount_of(self.board.creature(cell[0])), 0), "dealt")
+            v = self.new_int(0, max(amount_of(self.board.creature(cell[0])), 0), "dealt")
             self.model.add(v <= x)
             out[cell] = v
         self.model.add(sum(out.values()) == dealt_total)
@@ -654,12 +614,12 @@ class CombatModel(CombatAnalysis):
         return terms
 
     # --- small builders ---------------------------------------------------------------------------
-    def _int(self, lo: int, hi: int, name: str) -> cp_model.IntVar:
+    def new_int(self, lo: int, hi: int, name: str) -> cp_model.IntVar:
         v = self.model.new_int_var(lo, hi, f"{name}#{next(self._ids)}")
         self._domains[v.index] = (lo, hi)
         return v
 
-    def _bool(self, name: str) -> cp_model.IntVar:
+    def new_bool(self, name: str) -> cp_model.IntVar:
         v = self.model.new_bool_var(f"{name}#{next(self._ids)}")
         self._domains[v.index] = (0, 1)
         return v
@@ -694,7 +654,7 @@ class CombatModel(CombatAnalysis):
             return amount if indicator else 0
         if is_const(amount) and amount == 0:
             return 0
-        v = self._int(0, max(hi, 0), "times")
+        v = self.new_int(0, max(hi, 0), "times")
         self.model.add(v == amount).only_enforce_if(indicator)
         self.model.add(v == 0).only_enforce_if(indicator.Not())
         return v
@@ -702,7 +662,7 @@ class CombatModel(CombatAnalysis):
     def _min(self, expr: Expr, cap: int) -> Expr:
         if is_const(expr):
             return min(expr, cap)
-        v = self._int(0, cap, "min")
+        v = self.new_int(0, cap, "min")
         self.model.add_min_equality(v, [expr, cap])
         return v
 
@@ -728,7 +688,7 @@ class _State:
         """What each shield first-strike damage reached has left for the regular step (615.7): each
         such damage meets one shield (see :meth:`CombatModel.unsupported`)."""
         for (s, t), x in assigned_first.items():
-            rule = cm._dealt[(s, t)]
+            rule = cm.rule((s, t))
             if rule.shield and not rule.prevented:
                 i = rule.shields[0]
                 self.shields_left[i] = self.shields_left.get(i, rule.shield) - cm.shield_used((s, t), x, first[(s, t)])

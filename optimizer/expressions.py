@@ -66,7 +66,7 @@ def at_least(cm: CombatModel, expr: Expr, bound: int) -> Expr:
     known = cm.bounds(expr)
     if known is not None and (known[0] >= bound or known[1] < bound):
         return int(known[0] >= bound)  # decided by the domains alone
-    v = cm._bool("ge")
+    v = cm.new_bool("ge")
     cm.model.add(expr >= bound).only_enforce_if(v)
     cm.model.add(expr <= bound - 1).only_enforce_if(v.Not())
     return v
@@ -103,7 +103,7 @@ def _fold(cm: CombatModel, items: list[Expr], absorbing: int) -> Expr:
         return 1 - absorbing
     if len(live) == 1:
         return live[0]
-    v = cm._bool("or" if absorbing else "and")
+    v = cm.new_bool("or" if absorbing else "and")
     (cm.model.add_max_equality if absorbing else cm.model.add_min_equality)(v, live)
     return v
 

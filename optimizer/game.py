@@ -50,9 +50,9 @@ every other player minimizes them. Three cases:
   second-step answer go back to the master, until its bound equals a verified value. Under a time
   limit the best verified line is returned.
 
-Every line is re-checked by the independent checker (:func:`~optimizer.result.checked_line`), and
-the model's value of it must equal the checker's, or the solve fails loudly instead of answering
-wrongly.
+The solver re-checks every line with the independent checker (:mod:`optimizer.solver`, with
+:func:`~optimizer.result.checked_line`), and the model's value of it must equal the checker's, or
+the solve fails loudly instead of answering wrongly.
 """
 
 from __future__ import annotations
@@ -63,15 +63,15 @@ from typing import Any, Mapping, Sequence
 
 from .cp_sat import cp_model
 
+from .analysis import Cell, CombatAnalysis, amount_of
 from .assignment import Assignment, Step, normalize
 from .board import Board, Keyword, ObjectId
 from .dealing import DealingChoice, cell_effects, with_prevented
-from .analysis import Cell, amount_of
 from .encode import CombatModel
 from .errors import InvalidRequestError, SolverError
 from .expressions import Expr, Term, linear
 from .interrupt import stoppable
-from .objectives import DEFAULT_OBJECTIVE, varying
+from .objectives import DEFAULT_OBJECTIVE, shorter_objectives
 from .result import checked_line
 from .rules import first_step, forced_line, simplest_line
 from .settings import DETERMINISTIC_LIMIT, SolverSettings, largest_amount
@@ -124,15 +124,8 @@ class TooManyGains(Exception):
     own model (``Game._coupled_gain``); the argument is the reason, for the exhaustive search's warning."""
 
 
-class CaseInfeasible(Exception):
+class _CaseInfeasible(Exception):
     """The active player's first step cannot leave the case being solved (see ``Game._by_cases``)."""
-
-
-def shorter_objectives(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str, ...]:
-    """The list of objectives a refusal for too wide ranges suggests: the first two that can vary, or
-    the first alone if there are at most two."""
-    kept = varying(names, board, decider)
-    return kept[:2] if len(kept) > 2 else kept[:1]
 
 
 def combined_range(ranges: Sequence[tuple[int, int]]) -> int:
@@ -143,7 +136,7 @@ def combined_range(ranges: Sequence[tuple[int, int]]) -> int:
     return combined
 
 
-def objective_ranges(cm: CombatModel) -> list[tuple[int, int]]:
+def objective_ranges(cm: CombatAnalysis) -> list[tuple[int, int]]:
     """A (low, high) bound of each objective on this board, for exact lexicographic weights."""
     board, decider, names = cm.board, cm.decider, cm.objective
     combat = cm.combatants
@@ -305,7 +298,7 @@ class Game:
             self.case = self.probe.case = case
             try:
                 line, value, _ = self._two_steps()
-            except CaseInfeasible:
+            except _CaseInfeasible:
                 continue
             finally:
                 self.case = self.probe.case = None
@@ -447,7 +440,7 @@ class Game:
         sc = cm.scenario({}, free=free, policies={})
         gain = cm.coupled_gain_expr(sc)
         low, high = cm.bounds(gain) or (0, sum(cm.most_dealt(c) for c in cm.coupled_sources()))
-        level_var = cm._int(low, high, "coupled_gain")
+        level_var = cm.new_int(low, high, "coupled_gain")
         cm.model.add(level_var == gain)
         part = self._scalar_expr(sc.parts[q])
         best_part = cm.model.maximize if deciding else cm.model.minimize  # the defender's own way
@@ -950,7 +943,7 @@ class Game:
                 with stoppable(solver):
                     status = solver.solve(cm.model)
                 if status == cp_model.INFEASIBLE and self.case is not None:
-                    raise CaseInfeasible()
+                    raise _CaseInfeasible()
                 if status == cp_model.UNKNOWN:
                     raise NoLine()
                 if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -993,7 +986,7 @@ class Game:
         if status == cp_model.INFEASIBLE and infeasible_ok:
             return None
         if status == cp_model.INFEASIBLE and self.case is not None:
-            raise CaseInfeasible()
+            raise _CaseInfeasible()
         if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
             raise SolverError(f"internal error: CP-SAT says {solver.status_name(status)}, but every "
                               "combat has a legal assignment")

@@ -66,6 +66,13 @@ def varying(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str,
     return kept or tuple(names)
 
 
+def shorter_objectives(names: Sequence[str], board: Board, decider: ObjectId) -> tuple[str, ...]:
+    """The list of objectives a refusal for too wide ranges suggests: the first two that can vary, or
+    the first alone if there are at most two."""
+    kept = varying(names, board, decider)
+    return kept[:2] if len(kept) > 2 else kept[:1]
+
+
 def parse_player(board: Board, player: str | None) -> ObjectId:
     """The deciding player: ``player`` if it is on the board, else the active player."""
     if player is None:

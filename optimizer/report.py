@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from .assignment import Assignment, Step
 from .board import Board, EffectKind, ObjectId
 from .check import CheckResult
 from .dealing import DealingChoice, applying_effects, banding_chooser, cell_effects, deal, protection_applies
 from .errors import printable
+from .result import SolveResult
 from .rules import Outcome, damage_steps, first_step, step_choices
-
-if TYPE_CHECKING:
-    from .result import SolveResult
 
 
 def _label(board: Board, object_id: ObjectId) -> str:
@@ -192,8 +190,6 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
 
 
 def render_solution(board: Board, result: object) -> str:
-    from .result import SolveResult
-
     assert isinstance(result, SolveResult)
     proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (see warnings)"
     if result.method == "forced" and not any(c.is_attacking for c in board.creatures):

@@ -1,17 +1,16 @@
 """The combat damage rules in plain Python: recipients, lethal damage, results and state-based actions.
 
 This module, with :mod:`optimizer.check` and :mod:`optimizer.bruteforce`, is the reference the
-CP-SAT encoding is tested against; it shares no code with :mod:`optimizer.encode`.
+CP-SAT encoding is tested against; it shares no code with the encoding (:mod:`optimizer.analysis`,
+:mod:`optimizer.expressions`, :mod:`optimizer.encode`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
-
-from dataclasses import replace
 
 from .assignment import Assignment, Step
 from .board import Board, Creature, Keyword, ObjectId, has_first_strike

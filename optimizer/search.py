@@ -9,10 +9,11 @@ from typing import Any
 
 from .assignment import Step
 from .board import Board, Keyword, ObjectId
+from .bruteforce import (SearchTooLarge, brute_force, count_first_step_lines, count_leaves, option_count,
+                         step_boards)
 from .check import check
 from .errors import InputError, InvalidAssignmentError, NotSupportedError, SolverError
-from .game import shorter_objectives
-from .objectives import objective_values
+from .objectives import objective_values, shorter_objectives
 from .result import SolveResult, checked_line, unproven
 from .rules import damage_steps, simplest_line
 from .settings import SolverSettings
@@ -76,7 +77,6 @@ def exhaustive_search(board: Board, decider: ObjectId, names: tuple[str, ...], r
     boards; on larger boards with two damage steps, the first-strike step only, each regular step
     solved on the board it begins with (a one-step board, which the encoding may well model). Past
     ``deadline`` the search finishes on first options only and the answer is not proven."""
-    from .bruteforce import SearchTooLarge, brute_force, count_first_step_lines, count_leaves, option_count, step_boards
     from .solver import MAX_COMBINED_RANGE, solve_loaded  # a regular step is solved (solver imports this module)
 
     def refused(why: str) -> NotSupportedError:
@@ -177,7 +177,7 @@ def fallback_answer(board: Board, decider: ObjectId, names: tuple[str, ...], ref
     ``refusal`` it would get without one): a legal line instead of no answer, not proven optimal,
     valued by the checker. The best for the decider of :func:`simplest_line` (legal on every board);
     with ``lead_alone`` (objectives too wide to combine), the solver's lines for the first objective
-    alone and then for the first two (that can vary, :func:`~optimizer.game.shorter_objectives`); and
+    alone and then for the first two (that can vary, :func:`~optimizer.objectives.shorter_objectives`); and
     on a board with banding (702.22j-k, what other refusals mostly come from), the solver's line for
     the same board without banding: each in the time left, when the checker finds it legal here."""
     from .solver import solve_loaded  # the solver imports this module

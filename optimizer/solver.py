@@ -23,6 +23,10 @@ from .search import search_board
 from .settings import SolverSettings
 from .splits import count_first_step_options
 
+__all__ = ["MAX_COMBINED_RANGE", "SolveResult", "SolverError", "SolverSettings", "solve"]
+"""The public names; the result, the settings and the error live in :mod:`.result`, :mod:`.settings`
+and :mod:`.errors`, and are re-exported here, where :func:`solve` is."""
+
 MAX_COMBINED_RANGE = 2**53
 """Above this product of objective ranges, lexicographic objectives are solved one at a time."""
 ENUMERATED_REPLIES = 5_000

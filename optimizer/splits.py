@@ -7,9 +7,9 @@ from __future__ import annotations
 from itertools import islice, product
 from typing import Sequence
 
+from .analysis import Cell, CombatAnalysis, amount_of
 from .assignment import Step
 from .board import Creature, Keyword, ObjectId
-from .analysis import Cell, CombatAnalysis, amount_of
 
 MAX_REPLIES = 100_000
 """Most responder replies enumerated in a verification (multiplayer refinement only)."""
@@ -17,7 +17,7 @@ MAX_REPLIES = 100_000
 
 def distinct_splits(amount: int, caps: Sequence[int]):
     """One split of ``amount`` among attackers for each distinct outcome: damage to an attacker beyond
-    its cap changes nothing (see :func:`splits_of`), so amounts of at least the cap are one class;
+    its cap changes nothing (see :func:`_splits_of`), so amounts of at least the cap are one class;
     the excess goes to the first attacker at its cap."""
     def classes():  # depth first, with a stack: a creature may block 1,000 attackers
         stack: list[tuple[int, int, tuple[int, ...], int | None]] = [(0, amount, (), None)]
@@ -45,18 +45,18 @@ def distinct_splits(amount: int, caps: Sequence[int]):
         yield tuple(out)
 
 
-def split_options(cm: CombatAnalysis, s: Creature) -> list[dict[Cell, int]]:
+def _split_options(cm: CombatAnalysis, s: Creature) -> list[dict[Cell, int]]:
     """Every distinct way ``s``'s first-strike damage can be divided among the creatures it may damage
     (a blocker's attackers, 510.1d, or an attacker's blockers when the defender divides, 702.22j).
     Damage beyond a creature's toughness plus what a shield on that damage can prevent (615.7: the
     shield is used up and the creature destroyed either way) is alike, except for a lifelink source
     whose damage dealt depends on where it goes (effects, 120.3f): then every split is distinct."""
     targets = [t for t, _ in cm.targets(s)]
-    return [{(s.id, t): n for t, n in zip(targets, split)} for split in splits_of(cm, s)]
+    return [{(s.id, t): n for t, n in zip(targets, split)} for split in _splits_of(cm, s)]
 
 
-def splits_of(cm: CombatAnalysis, s: Creature):
-    """:func:`split_options` as tuples of amounts, in ``cm.targets(s)`` order, one by one."""
+def _splits_of(cm: CombatAnalysis, s: Creature):
+    """:func:`_split_options` as tuples of amounts, in ``cm.targets(s)`` order, one by one."""
     targets = [t for t, _ in cm.targets(s)]
     amount = amount_of(s)
     exact = Keyword.LIFELINK in s.keywords and not all(cm.identity((s.id, t)) for t in targets)
@@ -71,7 +71,7 @@ def count_first_step_options(cm: CombatAnalysis, players: Sequence[ObjectId]) ->
     total = 1
     for s in cm.sources(Step.FIRST_STRIKE):
         if cm.chooser[s.id] in players:
-            total *= sum(1 for _ in islice(splits_of(cm, s), MAX_REPLIES + 1))
+            total *= sum(1 for _ in islice(_splits_of(cm, s), MAX_REPLIES + 1))
             if total > MAX_REPLIES:
                 break
     return total
@@ -83,5 +83,5 @@ def first_step_options(cm: CombatAnalysis, players: Sequence[ObjectId]) -> list[
     rows = []
     for s in cm.sources(Step.FIRST_STRIKE):
         if cm.chooser[s.id] in players:  # blockers, or attackers the defender divides (702.22j)
-            rows.append(split_options(cm, s))
+            rows.append(_split_options(cm, s))
     return [{k: v for part in combo for k, v in part.items()} for combo in product(*rows)] or [{}]
