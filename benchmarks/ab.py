@@ -2,6 +2,7 @@
 
     python benchmarks/ab.py e83285e                        # typical boards, 1,000 of them, best of 3
     python benchmarks/ab.py HEAD~2 --size medium --count 200 --reps 2
+    python benchmarks/ab.py HEAD --objective kills,player_damage   # the objectives of bench_batch.py
 
 This machine's speed drifts by 20-40% over minutes, so two versions are only compared solving the same
 board in turn, each keeping its fastest of ``--reps`` solves. The order alternates from board to board
@@ -9,7 +10,7 @@ and from round to round: run first every time, a version measures about 5% slowe
 in the mean against identical code (the second solve of a board finds warmer caches). The commit's
 ``optimizer`` package is extracted with ``git archive`` and imported as ``optimizer_base``; the boards
 come from this tree's ``generate.py``. Objective values must be equal on every board (those both
-versions report, with their default objective lists).
+versions report, with their default objective lists, or ``--objective``).
 """
 
 from __future__ import annotations
@@ -52,12 +53,13 @@ def summary(times: list[float]) -> dict[str, float]:
             "p99": ms[max(0, -(-99 * n // 100) - 1)], "mean": statistics.fmean(ms), "max": ms[-1]}
 
 
-def compare(base: Any, new: Any, data: list[dict[str, Any]], reps: int, limit: float) -> tuple[list[float], list[float], int]:
+def compare(base: Any, new: Any, data: list[dict[str, Any]], reps: int, limit: float,
+            objective: list[str] | None = None) -> tuple[list[float], list[float], int]:
     """Per-board fastest times of ``base`` and ``new`` and how many boards' objective values differ."""
     loaded = [(base.load_board(d), new.load_board(d)) for d in data]
     for a, b in loaded[:20]:  # both warm
-        base.solve(a, time_limit=limit)
-        new.solve(b, time_limit=limit)
+        base.solve(a, objective=objective, time_limit=limit)
+        new.solve(b, objective=objective, time_limit=limit)
     best_base = [float("inf")] * len(data)
     best_new = [float("inf")] * len(data)
     differ = 0
@@ -70,7 +72,7 @@ def compare(base: Any, new: Any, data: list[dict[str, Any]], reps: int, limit: f
             values = []
             for module, board, best in runs:
                 start = clock()
-                values.append(module.solve(board, time_limit=limit).objective)
+                values.append(module.solve(board, objective=objective, time_limit=limit).objective)
                 best[i] = min(best[i], clock() - start)
             # the default list may have grown between them (alive, git 1eb309a); a name whose meaning changed
             # (lethal for a deciding defender, ibid.) does not show here: the attacker decides on every board
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=3, help="solves of each board by each version (fastest kept)")
     parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--objective", help="comma-separated objectives (default: the solver's default list)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         extract(args.commit, Path(tmp))
@@ -93,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         base = importlib.import_module("optimizer_base")
         new = importlib.import_module("optimizer")
         data = boards(args.size, args.count)
-        best_base, best_new, differ = compare(base, new, data, args.reps, args.time_limit)
-    print(f"{args.count} {args.size} boards, fastest of {args.reps} per board, order alternating")
+        objective = args.objective.split(",") if args.objective else None
+        best_base, best_new, differ = compare(base, new, data, args.reps, args.time_limit, objective)
+    print(f"{args.count} {args.size} boards, objective {args.objective or 'default'}, fastest of {args.reps} per "
+          "board, order alternating")
     print("| version | median ms | p95 ms | p99 ms | mean ms | max ms |")
     print("|---|---|---|---|---|---|")
     for name, times in ((args.commit, best_base), ("working tree", best_new)):

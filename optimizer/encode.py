@@ -552,6 +552,27 @@ class CombatModel(CombatAnalysis):
         return out
 
     # --- objective parts --------------------------------------------------------------------------
+    def scores_regular_step(self, player: ObjectId) -> bool:
+        """Whether a player other than the active one may have a term in its part of a scenario
+        (:meth:`_part`, :meth:`_terms`): a creature whose fate its regular-step division decides and
+        that an objective counts (``kills`` another player's, ``survivors`` the decider's, ``value``
+        one with a value), the decider's lifelink gain from damage it divides (``life_gained``), or its
+        own loss with its lifelink blockers' gain (:attr:`coupled_gain`). A term that the state folds
+        to a constant counts too: False means its division scores nothing whatever the first step."""
+        assert player != self.board.active_player, "the active player's part scores players, planeswalkers and battles"
+        names = self.objective
+        if player == self.coupled_gain:
+            return True
+        for c in self.combatants:
+            if self.damaged_by(c.id) != player:
+                continue
+            mine = c.controller == self.decider
+            if ("kills" in names and not mine) or ("survivors" in names and mine) or ("value" in names and c.value):
+                return True
+        return "life_gained" in names and any(
+            s.controller == self.decider and Keyword.LIFELINK in s.keywords and self.chooser[s.id] == player
+            for s in self.sources(Step.REGULAR))
+
     def _terms(self, st: "_State", cells: Mapping[Cell, Expr], player: ObjectId) -> dict[str, Term]:
         """The objective terms decided by ``player``'s second-step ``cells`` (and, for the active
         player, everything about players, planeswalkers and battles)."""

@@ -19,9 +19,12 @@ every other player minimizes them. Three cases:
   players, when a defending player divides the damage dealt to its own creatures, banding, which
   leave with it if it loses: its best division is found both ways first, as in ``_self_scored``.)
 * Two damage steps, and the players on the other side of the active player (the "responders")
-  never have a choice (none of their creatures blocks two attackers). One model holds the first
-  step, the symbolic state after it, and the second step; the active player's side chooses both
-  steps' damage in it, the second step's as a function of the first's outcome.
+  never have a choice (none of their creatures blocks two attackers), or have none in the first
+  step and only regular-step divisions that decide nothing the objectives count (which attackers
+  die, when only kills of the defender's creatures and damage count: ``_responders_indifferent``).
+  One model holds the first step, the symbolic state after it, and the second step; the active
+  player's side chooses both steps' damage in it, the second step's as a function of the first's
+  outcome, and the responders play their default (each creature's damage to its first recipient).
 * Two damage steps, two players, where the responders have a single first-step reply and the
   active side's first-strike damage cannot reach anything their part depends on (their sources,
   what those may damage, the creatures whose fates it scores, their loss): each side's regular step then scores its own
@@ -88,6 +91,9 @@ ENUMERATED_VERIFICATION = 1
 """Most responder first-step replies for which the refinement verifies a first step by solving the
 second step after each reply instead of with a verification model (``Game._verify_by_plans``): with
 one reply that model has only the second step to choose, which solving it does exactly."""
+INDIFFERENT_RESPONDERS = True
+"""Whether two-step boards whose responders' only choices are regular-step divisions that no objective
+counts are solved in one model (``Game._responders_indifferent``) instead of by refinement."""
 SEPARABLE_STEPS = True
 """Whether two-step boards whose responders' regular step the active side's first step cannot change
 are solved in one model (``Game._separable``) instead of by refinement."""
@@ -314,7 +320,7 @@ class Game:
         views = [probe.view(gone) for gone in probe.cases()]  # banding may hand a division over (702.22j-k)
         responder_choice = any(len(v.targets[c.id]) > 1 and v.chooser[c.id] in self.responders
                                for v in views for c in probe.combatants)
-        if not responder_choice:
+        if not responder_choice or (INDIFFERENT_RESPONDERS and self._responders_indifferent()):
             return self._joint()
         if not self.combine:
             given = ", ".join(self.names) + (" (the default)" if self.names == DEFAULT_OBJECTIVE else "")
@@ -325,6 +331,22 @@ class Game:
         reply_count = count_first_step_options(probe, self.responders)
         separable = self._separable(reply_count) if SEPARABLE_STEPS else None
         return separable if separable is not None else self._refine(reply_count)
+
+    def _responders_indifferent(self) -> bool:
+        """Whether the responders' only choices are regular-step divisions that decide nothing the
+        objectives count (:meth:`~optimizer.encode.CombatModel.scores_regular_step`): each of their
+        first-strike creatures has one recipient and one way to assign (510.1a), and neither damage
+        both sides divide, nor banding whose divider may change, nor a lifelink gain deciding a loss
+        links their regular step to the active side's (702.22j-k, 510.2). Whatever they divide then
+        changes no objective value, so the game is :meth:`_joint`'s one model, with their default
+        play (all of each creature's damage to its first recipient still there)."""
+        probe = self.probe
+        if self.replying or probe.unstable or probe.any_coupled or probe.coupled_gain is not None or probe.self_scored:
+            return False
+        if any(probe.chooser[s.id] in self.responders and (len(probe.targets(s)) > 1 or probe.two_modes(s))
+               for s in probe.sources(Step.FIRST_STRIKE)):
+            return False
+        return not any(probe.scores_regular_step(p) for p in self.responders)
 
     def _separable(self, reply_count: int) -> tuple[tuple[Assignment, ...], int | None, bool] | None:
         """Two steps where the responders have one first-step reply and the active side's first-strike
@@ -408,7 +430,9 @@ class Game:
         return line, self._line_value(line)
 
     def _joint(self) -> tuple[tuple[Assignment, ...], int, bool]:
-        """Two steps, responders without choices: one model, the active side's both steps free."""
+        """Two steps, responders without choices (or with only regular-step choices that score nothing,
+        :meth:`_responders_indifferent`): one model, the active side's both steps free, the responders'
+        default play."""
         cm = self._fresh_model()
         first = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE))
         cm.first_step_trample(first)

@@ -428,6 +428,34 @@ def forced_lead_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
 
 
 @st.composite
+def indifferent_boards(draw: Any, effects: bool = False) -> dict[str, Any]:
+    """Two players and two damage steps where the defender's only choices are regular-step divisions:
+    its first blocker blocks two attackers and strikes only in the regular step, and each of its other
+    blockers blocks one attacker (with first strike or not), so its first step is forced."""
+    board, targets = draw(two_players())
+    attackers = []
+    for i in range(draw(st.integers(2, 3))):
+        a = draw(creature_fields(f"a{i + 1}", "A", strikes=True))
+        if i == 0 and not any("strike" in k.lower() for k in a.get("keywords", [])):
+            a["keywords"] = a.get("keywords", []) + [draw(st.sampled_from(["first strike", "double strike"]))]
+        a["attacking"] = draw(st.sampled_from(targets))
+        attackers.append(a)
+    ids = [a["id"] for a in attackers]
+    first = draw(creature_fields("b1", "B"))
+    first["keywords"] = [k for k in first.get("keywords", []) if "strike" not in k.lower()]
+    first["blocking"] = draw(st.lists(st.sampled_from(ids), min_size=2, max_size=2, unique=True))
+    creatures = attackers + [first]
+    for i in range(draw(st.integers(0, 2))):
+        b = draw(creature_fields(f"b{i + 2}", "B", strikes=True))
+        b["blocking"] = [draw(st.sampled_from(ids))]
+        creatures.append(b)
+    board["creatures"] = creatures
+    if effects:
+        draw(effect_fields(board))
+    return board
+
+
+@st.composite
 def forced_second_step_boards(draw: Any) -> dict[str, Any]:
     """Two players and two damage steps where the defender divides first-strike damage (its first
     blocker has first strike only and blocks two attackers) and many first steps leave a regular

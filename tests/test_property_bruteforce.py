@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from boards import (banding_boards, boards, effect_order_boards, examples, forced_lead_boards, forced_second_step_boards,
-                    lifelink_and_banding_boards, lifelink_blocker_boards, objectives, separable_boards,
-                    shield_boards, split_boards)
+                    indifferent_boards, lifelink_and_banding_boards, lifelink_blocker_boards, objectives,
+                    separable_boards, shield_boards, split_boards)
 from optimizer import check, load_board
 from optimizer.assignment import Step, normalize
 from optimizer.bruteforce import brute_force, count_leaves, creature_options
@@ -222,8 +222,11 @@ def test_two_damage_steps_cpsat_equals_brute_force(board_json, objective, decide
 
 
 def assert_shortcut_matches_refinement(board_json, objective, decider, method: str, switch: str) -> None:
-    """Where the solver's shortcut ``Game.<method>`` answers (checked with a spy), its answer equals
-    the refinement's (the module switch ``switch`` off) and brute force, and its line is legal."""
+    """Where the solver's shortcut ``Game.<method>`` answers (checked with a spy: it returns neither
+    None nor False), its answer equals the refinement's (the module switch ``switch`` off) and brute
+    force, and its line is legal. The shortcut taken before the others (``INDIFFERENT_RESPONDERS``:
+    one model when the other side's choices score nothing) is off while they are tested, as it would
+    answer for them on many of their boards; the brute-force tests above run with every shortcut on."""
     board = load_board(board_json)
     assume(board.is_player(decider))
     assume(count_leaves(board) <= LEAF_LIMIT)
@@ -232,15 +235,16 @@ def assert_shortcut_matches_refinement(board_json, objective, decider, method: s
 
     def spy(game, *args):
         found = original(game, *args)
-        taken.append(found is not None)
+        taken.append(found is not None and found is not False)
         return found
 
-    with mock.patch.object(game_module.Game, method, spy):
-        result = solve(board, player=decider, objective=objective)
-    assume(any(taken))
-    event(method)
-    with mock.patch.object(game_module, switch, False):
-        refined = solve(board, player=decider, objective=objective)
+    with mock.patch.object(game_module, "INDIFFERENT_RESPONDERS", switch == "INDIFFERENT_RESPONDERS"):
+        with mock.patch.object(game_module.Game, method, spy):
+            result = solve(board, player=decider, objective=objective)
+        assume(any(taken))
+        event(method)
+        with mock.patch.object(game_module, switch, False):
+            refined = solve(board, player=decider, objective=objective)
     assert result.status == refined.status == "optimal"
     assert result.objective == refined.objective
     assert tuple(result.objective[n] for n in objective) == brute_force(board, decider, objective).value
@@ -274,6 +278,47 @@ def test_forced_second_step_equals_brute_force_and_the_model(board_json, objecti
     that step's only line with the checker (``Game._forced_second_step``) gives the game value that
     solving it with a model gives."""
     assert_shortcut_matches_refinement(board_json, objective, decider, "_forced_second_step", "FORCED_SECOND_STEP")
+
+
+unscored_objectives = st.lists(st.sampled_from(["kills", "player_damage", "poison", "loyalty", "defense", "lethal",
+                                                "alive", "life_gained", "survivors", "value"]),
+                               min_size=1, max_size=3, unique=True)
+"""Mostly objectives that score nothing the defender's blockers decide when the active player decides."""
+
+
+@settings(max_examples=examples(300))
+@given(board_json=st.one_of(indifferent_boards(), indifferent_boards(effects=True)),
+       objective=unscored_objectives, decider=st.sampled_from(["A", "A", "B"]))
+def test_responders_whose_regular_step_scores_nothing_equal_brute_force_and_refinement(board_json, objective,
+                                                                                      decider):
+    """510.4: where the other side has no first-step choice and its regular-step divisions decide
+    nothing the objectives count, one model with its default play (``Game._responders_indifferent``,
+    then ``Game._joint``) gives the game value that refinement gives."""
+    assert_shortcut_matches_refinement(board_json, objective, decider, "_responders_indifferent",
+                                       "INDIFFERENT_RESPONDERS")
+
+
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.filter_too_much])
+@given(board_json=st.one_of(boards(), boards(strikes=True), boards(effects=True), banding_boards(),
+                            lifelink_blocker_boards(), indifferent_boards(effects=True)),
+       objective=objectives, decider=st.sampled_from(["A", "B", "C"]))
+def test_a_player_said_to_score_nothing_has_no_term_in_its_part(board_json, objective, decider):
+    """``CombatModel.scores_regular_step`` is what ``Game._responders_indifferent`` trusts: a player
+    other than the active one for whom it says False has no term in its part of a scenario with
+    every player's regular step free, whatever the first step."""
+    from optimizer.encode import CombatModel
+
+    board = load_board(board_json)
+    assume(board.is_player(decider))
+    cm = CombatModel(board, decider, objective)
+    assume(cm.unsupported() is None and not cm.unstable)
+    quiet = [p.id for p in board.players if p.id != board.active_player and not cm.scores_regular_step(p.id)]
+    assume(quiet)
+    first = cm.first_step_cells(cm.sources(Step.FIRST_STRIKE)) if cm.two_steps else {}
+    scenario = cm.scenario(first, free={p.id for p in board.players}, policies={})
+    for player in quiet:
+        assert all(not term.parts for term in scenario.parts[player].values()), player
+    event(f"{len(quiet)} quiet")
 
 
 def test_first_strike_the_active_player_divides_onto_an_attacker_the_defender_scores():

@@ -486,6 +486,31 @@ def counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return runs
 
 
+def test_a_defender_whose_regular_step_scores_nothing_takes_one_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """510.4: b1 divides its regular-step damage between a2 and a3, but for kills and player_damage,
+    A's objectives, which attackers die counts for nothing, and B has no first-step choice: one model
+    with B's default play (all on a2) is the game, where the refinement takes a master model and a
+    second step. A splits a1's first strike to kill both b2 and b3 and tramples 3 over b1."""
+    board = load_board({"players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}], "creatures": [
+        {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": ["first strike"]},
+        {"id": "a2", "controller": "A", "power": 5, "toughness": 5, "attacking": "B", "keywords": ["trample"]},
+        {"id": "a3", "controller": "A", "power": 2, "toughness": 2, "attacking": "B"},
+        {"id": "b1", "controller": "B", "power": 2, "toughness": 4, "blocking": ["a2", "a3"]},
+        {"id": "b2", "controller": "B", "power": 1, "toughness": 1, "blocking": ["a1"]},
+        {"id": "b3", "controller": "B", "power": 1, "toughness": 2, "blocking": ["a1"]}]})
+    objective = ["kills", "player_damage"]
+    runs = counting_runs(monkeypatch)
+    result = solve(board, objective=objective)
+    assert result.status == "optimal" and result.objective == {"kills": 2, "player_damage": 3}
+    assert tuple(result.objective.values()) == brute_force(board, "A", objective).value
+    assert len(runs) == 1
+    assert check(board, result.assignments).legal
+    assert {(a.source, a.target): a.amount for a in result.assignments if a.source == "b1"} == {("b1", "a2"): 2}
+    runs.clear()
+    monkeypatch.setattr(game_module, "INDIFFERENT_RESPONDERS", False)
+    assert solve(board, objective=objective).objective == result.objective and len(runs) == 2
+
+
 @pytest.mark.parametrize("life, survives_by_splitting", [(1200, True), (1600, False)])
 def test_a_lifelink_gain_with_large_gaps_takes_few_models(monkeypatch: pytest.MonkeyPatch, life: int,
                                                            survives_by_splitting: bool) -> None:
