@@ -490,7 +490,8 @@ def test_a_defender_whose_regular_step_scores_nothing_takes_one_model(monkeypatc
     """510.4: b1 divides its regular-step damage between a2 and a3, but for kills and player_damage,
     A's objectives, which attackers die counts for nothing, and B has no first-step choice: one model
     with B's default play (all on a2) is the game, where the refinement takes a master model and a
-    second step. A splits a1's first strike to kill both b2 and b3 and tramples 3 over b1."""
+    second step. 2 kills and 3 damage: a1's first strike kills one of b2 and b3 (1/1 and 1/2), and
+    a2, with a3's 2 counted toward b1's lethal damage (702.19b), kills b1 and tramples 3 over."""
     board = load_board({"players": [{"id": "A", "life": 20}, {"id": "B", "life": 20}], "creatures": [
         {"id": "a1", "controller": "A", "power": 2, "toughness": 2, "attacking": "B", "keywords": ["first strike"]},
         {"id": "a2", "controller": "A", "power": 5, "toughness": 5, "attacking": "B", "keywords": ["trample"]},
