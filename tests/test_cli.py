@@ -5,6 +5,7 @@ Expected answers are worked out by hand from the Comprehensive Rules in the comm
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -716,6 +717,50 @@ def test_a_reader_that_closes_standard_output_early_gets_a_quiet_exit(command: s
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and err == b""
+
+
+INTERNAL_FAILURE = """
+import importlib, sys
+from optimizer.cli import main
+
+
+def fail(*args, **kwargs):
+    raise RuntimeError("boom")
+
+
+setattr(importlib.import_module(sys.argv[1]), sys.argv[2], fail)
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def fail_internally(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+def internal_failure_args(command: str, tmp_path: Path) -> tuple[str, str, list[str]]:
+    """The module and function to make fail for ``command``, and its arguments."""
+    board = write(tmp_path, "board.json", TRAMPLE_BOARD)
+    if command == "solve":
+        return "optimizer.solver", "solve", [board]
+    return "optimizer.check", "check", [board, write(tmp_path, "a.json", [entry("a1", "B", 4), entry("b1", "a1", 2)])]
+
+
+@pytest.mark.parametrize("command", ["solve", "check"])
+def test_an_internal_failure_is_one_line_and_exit_3(command: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """README, exit codes: a failure that is not the input's (here the solver or the checker raising)
+    is an internal error: exit 3, one line on stderr naming the exception, nothing on stdout, no
+    traceback; in-process and as a program."""
+    module, name, args = internal_failure_args(command, tmp_path)
+    monkeypatch.setattr(importlib.import_module(module), name, fail_internally)
+    code, out, err = run_main(capsys, command, *args)
+    assert (code, out, err) == (3, "", "mtg-combat: internal error: RuntimeError: boom\n")
+    monkeypatch.undo()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", INTERNAL_FAILURE, module, name, command, *args], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "", "mtg-combat: internal error: RuntimeError: boom\n")
 
 
 def test_table_output_escapes_control_characters_and_unpaired_surrogates_in_names(
