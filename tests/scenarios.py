@@ -58,10 +58,13 @@ def check_line(board, *assignments: dict[str, Any]):
     return check(board, {"assignments": list(assignments)})
 
 
-def solved(board, objective: list[str], player_id: str | None = None):
-    """Solve, and confirm the result is proven optimal and its line passes the independent checker."""
+def solved(board, objective: list[str], player_id: str | None = None, method: str | None = None):
+    """Solve, and confirm the result is proven optimal and its line passes the independent checker;
+    with ``method``, that it was found that way (``cp-sat``: the model's optimum, not a board where
+    nobody has a choice, which the checker alone values)."""
     result = solve(board, player=player_id, objective=objective)
     assert result.status == "optimal"
+    assert method is None or result.method == method, result.method
     assert list(result.objective) == objective
     verdict = check(board, result.assignments, result.dealing)
     assert verdict.legal, [str(v) for v in verdict.violations]

@@ -959,21 +959,21 @@ def test_objective_kills() -> None:
     """kills: a 4/4 blocked by two 2/2s splits 2/2 and kills both; a 3/3 kills one; a 3/3 kills both
     when one 2/2 already has 1 damage marked (2 + 1)."""
     two = make_board(attacker("a", 4, 9), blocker("b1", 1, 2, "a"), blocker("b2", 1, 2, "a"))
-    assert solved(two, ["kills"]).objective == {"kills": 2}
+    assert solved(two, ["kills"], method="cp-sat").objective == {"kills": 2}
     one = make_board(attacker("a", 3, 9), blocker("b1", 1, 2, "a"), blocker("b2", 1, 2, "a"))
-    assert solved(one, ["kills"]).objective == {"kills": 1}
+    assert solved(one, ["kills"], method="cp-sat").objective == {"kills": 1}
     marked = make_board(attacker("a", 3, 9), blocker("b1", 1, 2, "a"), blocker("b2", 1, 2, "a", damage=1))
-    assert solved(marked, ["kills"]).objective == {"kills": 2}
+    assert solved(marked, ["kills"], method="cp-sat").objective == {"kills": 2}
 
 
 def test_objective_survivors() -> None:
     """survivors: B's 3/3 blocks A's 2/2 and 3/3; it can kill either (2 or 3 damage) but not both
     (5 > 3): A is guaranteed 1 survivor. An unblocked attacker always survives: 2 with one more."""
     board = make_board(attacker("x", 2, 2), attacker("y", 3, 3), blocker("b", 3, 3, ["x", "y"]))
-    assert solved(board, ["survivors"]).objective == {"survivors": 1}
+    assert solved(board, ["survivors"], method="cp-sat").objective == {"survivors": 1}
     board = make_board(attacker("x", 2, 2), attacker("y", 3, 3), attacker("z", 1, 1),
                        blocker("b", 3, 3, ["x", "y"]))
-    assert solved(board, ["survivors"]).objective == {"survivors": 2}
+    assert solved(board, ["survivors"], method="cp-sat").objective == {"survivors": 2}
 
 
 def test_objective_value() -> None:
@@ -982,10 +982,10 @@ def test_objective_value() -> None:
     4 - 3 = 1."""
     board = make_board(attacker("a", 4, 4, value=3), blocker("b1", 2, 2, "a", value=1),
                        blocker("b2", 2, 2, "a", value=4))
-    assert solved(board, ["value"]).objective == {"value": 2}
+    assert solved(board, ["value"], method="cp-sat").objective == {"value": 2}
     board = make_board(attacker("a", 3, 4, value=3), blocker("b1", 2, 2, "a", value=1),
                        blocker("b2", 2, 2, "a", value=4))
-    result = solved(board, ["value"])
+    result = solved(board, ["value"], method="cp-sat")
     assert result.objective == {"value": 1}
     assert result.outcome.creatures["b2"].destroyed and not result.outcome.creatures["b1"].destroyed
 
@@ -994,16 +994,21 @@ def test_objective_player_damage() -> None:
     """player_damage: an unblocked 2/2 (2) + a 5/5 trampler over a 2/2 (3) + an infect 3/3 (0): 5."""
     board = make_board(attacker("u", 2, 2), attacker("t", 5, 5, "B", "trample"), blocker("b", 2, 2, "t"),
                        attacker("i", 3, 3, "B", "infect"))
-    result = solved(board, ["player_damage"])
+    result = solved(board, ["player_damage"], method="cp-sat")
     assert result.objective == {"player_damage": 5}
     assert result.outcome.players["B"].life == 15
 
 
 def test_objective_poison() -> None:
-    """poison: an unblocked infect 2/2 (2) + an unblocked toxic-1 1/1 (1) + a blocked toxic-3 2/2 (0): 3."""
-    board = make_board(attacker("i", 2, 2, "B", "infect"), attacker("tx", 1, 1, "B", toxic=1),
-                       attacker("bx", 2, 2, "B", toxic=3), blocker("b", 1, 5, "bx"))
-    assert solved(board, ["poison"]).objective == {"poison": 3}
+    """poison: an unblocked infect 2/2 (2); an infect 4/4 trampler over a 1/2 (2 -1/-1 counters are
+    lethal, 702.19b, 120.3d; 2 poison past it, 120.3b); a toxic-3 3/3 trampler over a 2/2 (2 to it,
+    1 past: toxic 3, 702.164c); a blocked toxic-3 2/2 without trample (0): 7."""
+    board = make_board(attacker("i", 2, 2, "B", "infect"), attacker("it", 4, 4, "B", "infect", "trample"),
+                       blocker("b", 1, 2, "it"), attacker("tx", 3, 3, "B", "trample", toxic=3),
+                       blocker("c", 2, 2, "tx"), attacker("bx", 2, 2, "B", toxic=3), blocker("d", 1, 5, "bx"))
+    result = solved(board, ["poison"], method="cp-sat")
+    assert result.objective == {"poison": 7}
+    assert result.outcome.players["B"].poison == 7 and result.outcome.players["B"].life == 19
 
 
 def test_objective_loyalty() -> None:
@@ -1011,7 +1016,7 @@ def test_objective_loyalty() -> None:
     2/2: at most 4 - 2 = 2 reaches the planeswalker."""
     board = make_board(attacker("t", 4, 4, "pw", "trample over planeswalkers"), blocker("b", 2, 2, "t"),
                        planeswalkers=[planeswalker("pw", 3)])
-    result = solved(board, ["loyalty"])
+    result = solved(board, ["loyalty"], method="cp-sat")
     assert result.objective == {"loyalty": 2}
     assert result.outcome.planeswalkers["pw"] == 1
 
@@ -1021,25 +1026,33 @@ def test_objective_defense() -> None:
     3 defense counters can be removed."""
     board = make_board(attacker("t", 6, 6, "siege", "trample"), blocker("b", 1, 1, "t"),
                        battles=[battle("siege", 3)])
-    result = solved(board, ["defense"])
+    result = solved(board, ["defense"], method="cp-sat")
     assert result.objective == {"defense": 3}
     assert "siege" in result.outcome.destroyed
 
 
 def test_objective_life_gained() -> None:
-    """life_gained: a lifelink 3/3 blocked by a 2/2 gains 3; a lifelink 2/2 that is blocked with no
-    blockers left deals nothing, gains nothing: 3."""
-    board = make_board(attacker("l1", 3, 3, "B", "lifelink"), blocker("b", 2, 2, "l1"),
+    """life_gained: a red lifelink 3/3 blocked by a 2/2 and by a 2/2 with protection from red gains 3
+    only with all of its damage on the first (damage to the other is prevented, 702.16e, and prevented
+    damage gains nothing, 702.15b); a lifelink 2/2 that is blocked with no blockers left deals nothing,
+    gains nothing: 3."""
+    board = make_board(attacker("l1", 3, 3, "B", "lifelink", colors=["red"]), blocker("b", 2, 2, "l1"),
+                       blocker("p", 2, 2, "l1", protection_from=["red"]),
                        attacker("l2", 2, 2, "B", "lifelink", blocked=True))
-    result = solved(board, ["life_gained"])
+    result = solved(board, ["life_gained"], method="cp-sat")
     assert result.objective == {"life_gained": 3}
     assert result.outcome.players["A"].life == 23
 
 
 def test_objective_life_gained_for_defending_player() -> None:
-    """life_gained with B deciding: B's lifelink 2/2 blocker deals 2 to the attacker: B gains 2."""
-    board = make_board(attacker("a", 3, 3), blocker("l", 2, 2, "a", "lifelink"))
-    assert solved(board, ["life_gained"], player_id="B").objective == {"life_gained": 2}
+    """life_gained with B deciding: B's white lifelink 2/2 blocks two attackers, one with protection
+    from white; its damage to that one is prevented (702.16e) and gains nothing, so B puts both on the
+    other and gains 2 (702.15b)."""
+    board = make_board(attacker("a", 3, 3), attacker("p", 3, 3, protection_from=["white"]),
+                       blocker("l", 2, 2, ["a", "p"], "lifelink", colors=["white"]))
+    result = solved(board, ["life_gained"], player_id="B", method="cp-sat")
+    assert result.objective == {"life_gained": 2}
+    assert result.outcome.players["B"].life == 22
 
 
 def test_objective_lethal() -> None:
@@ -1047,11 +1060,11 @@ def test_objective_lethal() -> None:
     At 4 life the best is 3 damage and B survives."""
     creatures = (attacker("u", 2, 2), attacker("t", 3, 3, "B", "trample"), blocker("b", 2, 2, "t"))
     board = make_board(*creatures, players=[player("A"), player("B", 3)])
-    result = solved(board, ["lethal"])
+    result = solved(board, ["lethal"], method="cp-sat")
     assert result.objective == {"lethal": 1}
     assert result.outcome.players["B"].lost
     board = make_board(*creatures, players=[player("A"), player("B", 4)])
-    assert solved(board, ["lethal"]).objective == {"lethal": 0}
+    assert solved(board, ["lethal"], method="cp-sat").objective == {"lethal": 0}
 
 
 def tradeoff_board():
@@ -1167,10 +1180,13 @@ def test_default_deciding_player_is_active_player() -> None:
 
 
 def test_704_5g_marked_damage_on_attacker_counts_for_survivors() -> None:
-    """704.5g / 120.6: A's 3/3 with 2 damage marked, blocked by B's 1/1, dies (2 + 1 >= 3): survivors 0."""
-    board = make_board(attacker("a", 3, 3, "B", damage=2), blocker("b", 1, 1, "a"))
-    result = solved(board, ["survivors", "kills"])
-    assert result.objective == {"survivors": 0, "kills": 1}
+    """704.5g / 120.6: B's 1/1 blocks A's 3/3 with 2 damage marked and an unmarked 3/3. Its 1 damage
+    kills the marked one (2 + 1 >= 3) and not the other, so B puts it there: A keeps 1 survivor, and
+    either attacker kills the 1/1."""
+    board = make_board(attacker("a", 3, 3, "B", damage=2), attacker("c", 3, 3), blocker("b", 1, 1, ["a", "c"]))
+    result = solved(board, ["survivors", "kills"], method="cp-sat")
+    assert result.objective == {"survivors": 1, "kills": 1}
+    assert result.outcome.creatures["a"].destroyed and not result.outcome.creatures["c"].destroyed
 
 
 def test_510_4_regular_damage_to_a_blocker_destroyed_in_the_first_strike_step_names_why() -> None:
