@@ -1017,6 +1017,7 @@ def test_board_past_both_search_limits_is_solved_when_the_pruned_search_finishes
     assert result.method == "stepwise" and result.status == "optimal"
     assert check(board, result.assignments, result.dealing).legal
     assert solve(board, time_limit=60).objective == result.objective
+    assert_exhaustive_value(board, result)
 
 
 def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
@@ -1028,6 +1029,16 @@ def test_a_player_lost_in_the_first_step_leaves_a_search_within_the_budget():
     result = solve(board)
     assert result.method == "stepwise" and result.status == "optimal"
     assert check(board, result.assignments, result.dealing).legal
+    assert_exhaustive_value(board, result)
+
+
+def assert_exhaustive_value(board, result) -> None:
+    """``result``'s values are those of the whole exhaustive search: the regular steps searched too,
+    not solved by CP-SAT as the stepwise search solves them (alpha-beta: seconds on these boards)."""
+    from optimizer.bruteforce import brute_force
+
+    searched = brute_force(board, result.player, list(result.objective), prune=True)
+    assert searched.complete and tuple(result.objective.values()) == searched.value
 
 
 def test_boards_past_the_search_limit_are_refused_at_once_or_given_a_fallback_line():
