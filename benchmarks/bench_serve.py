@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -28,20 +27,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from ab import summary  # noqa: E402
 from generate import boards  # noqa: E402
 
 from optimizer import protocol  # noqa: E402
 
 
-def percentile(times: list[float], q: float) -> float:
-    ordered = sorted(times)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def row(name: str, times: list[float]) -> str:
-    ms = [t * 1000 for t in times]
-    return (f"| {name} | {statistics.median(ms):.2f} | {percentile(ms, 0.95):.2f} | {percentile(ms, 0.99):.2f} | "
-            f"{max(ms):.1f} | {len(ms) / sum(times):,.0f} |")
+    ms = summary(times)
+    return (f"| {name} | {ms['median']:.2f} | {ms['p95']:.2f} | {ms['p99']:.2f} | {ms['max']:.1f} | "
+            f"{len(times) / sum(times):,.0f} |")
 
 
 def main() -> None:
