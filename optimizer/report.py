@@ -189,8 +189,7 @@ def outcome_lines(board: Board, outcome: Outcome) -> list[str]:
     return lines
 
 
-def render_solution(board: Board, result: object) -> str:
-    assert isinstance(result, SolveResult)
+def render_solution(board: Board, result: SolveResult) -> str:
     proof = "proven optimal" if result.status == "optimal" else "best found, NOT proven optimal (see warnings)"
     if result.method == "forced" and not any(c.is_attacking for c in board.creatures):
         proof += " (no creature attacks, so there is no combat damage step, 508.8)"
